@@ -1,0 +1,320 @@
+package model
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// The MiniMalloc CSV dialect: a header row, then one buffer per row. Columns
+// come in any order; names are case-insensitive.
+var csvColumnNames = map[string]string{
+	"id": "id", "buffer": "id", "buffer_id": "id",
+	"lower": "lower", "start": "lower", "begin": "lower",
+	"upper": "upper", "end": "end",
+	"size":      "size",
+	"alignment": "alignment", "align": "alignment",
+	"offset": "offset",
+	"hint":   "hint",
+	"gaps":   "gaps",
+}
+
+// OptionalCSVColumns are the optional columns, in the order they are written.
+var OptionalCSVColumns = []string{"alignment", "hint", "gaps"}
+
+// ReadCSV reads a problem in MiniMalloc's CSV format from r; name is used in
+// error messages (file:line). It streams: memory is linear in the number of
+// rows. Required columns are id (or buffer, buffer_id), lower (or start,
+// begin), upper (exclusive) or end (inclusive: upper = end+1), and size.
+// Optional: alignment, offset (a pin; -1 or empty means free), hint (-1 or
+// empty means none), gaps (space-separated "l-u" or "l-u@a:b"). Columns it
+// does not know are ignored. The problem is validated before it is returned.
+func ReadCSV(r io.Reader, name string) (*Problem, error) {
+	cr := csv.NewReader(bufio.NewReaderSize(r, 1<<16))
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	cr.TrimLeadingSpace = true
+	fail := func(line int, format string, args ...any) error {
+		return &InputError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
+	}
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, fail(0, "empty file: expected a header row such as id,lower,upper,size")
+	}
+	if err != nil {
+		return nil, csvError(name, err)
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+		c, ok := csvColumnNames[h]
+		if !ok {
+			continue
+		}
+		if _, dup := col[c]; dup {
+			return nil, fail(1, "column %q appears twice (or under two names)", h)
+		}
+		col[c] = i
+	}
+	_, hasUpper := col["upper"]
+	_, hasEnd := col["end"]
+	switch {
+	case hasUpper && hasEnd:
+		return nil, fail(1, "both upper and end columns given; use one")
+	case !hasUpper && !hasEnd:
+		return nil, fail(1, "missing column upper (or end)")
+	}
+	for _, c := range []string{"id", "lower", "size"} {
+		if _, ok := col[c]; !ok {
+			return nil, fail(1, "missing column %s", c)
+		}
+	}
+	p := &Problem{Name: name}
+	for _, c := range []string{"alignment", "offset", "hint", "gaps"} {
+		if _, ok := col[c]; ok && c != "offset" {
+			p.CSVColumns = append(p.CSVColumns, c)
+		}
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvError(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		field := func(c string) (string, bool) {
+			i, ok := col[c]
+			if !ok {
+				return "", false
+			}
+			if i >= len(rec) {
+				return "", true
+			}
+			return strings.TrimSpace(rec[i]), true
+		}
+		num := func(c string) (int64, error) {
+			s, _ := field(c)
+			if s == "" {
+				return 0, fail(line, "column %s is empty", c)
+			}
+			v, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return 0, fail(line, "column %s: %q is not an integer in the int64 range", c, s)
+			}
+			return v, nil
+		}
+		optional := func(c string) (*int64, error) {
+			s, ok := field(c)
+			if !ok || s == "" || s == "-1" {
+				return nil, nil
+			}
+			v, err := num(c)
+			return &v, err
+		}
+		var b Buffer
+		b.Line = line
+		b.ID, _ = field("id")
+		if b.ID == "" {
+			return nil, fail(line, "column id is empty")
+		}
+		if b.Start, err = num("lower"); err != nil {
+			return nil, err
+		}
+		if hasEnd {
+			if b.End, err = num("end"); err != nil {
+				return nil, err
+			}
+			if b.End == 1<<63-1 {
+				return nil, fail(line, "end %d overflows when made exclusive", b.End)
+			}
+			b.End++
+		} else if b.End, err = num("upper"); err != nil {
+			return nil, err
+		}
+		if b.Size, err = num("size"); err != nil {
+			return nil, err
+		}
+		if s, ok := field("alignment"); ok && s != "" {
+			if b.Align, err = num("alignment"); err != nil {
+				return nil, err
+			}
+			if b.Align <= 0 {
+				return nil, fail(line, "buffer %q: alignment %d must be positive", b.ID, b.Align)
+			}
+		}
+		if b.Pin, err = optional("offset"); err != nil {
+			return nil, err
+		}
+		if b.Hint, err = optional("hint"); err != nil {
+			return nil, err
+		}
+		if s, _ := field("gaps"); s != "" {
+			if b.Gaps, err = ParseGaps(s); err != nil {
+				return nil, fail(line, "buffer %q: %v", b.ID, err)
+			}
+		}
+		p.Buffers = append(p.Buffers, b)
+	}
+	if len(p.Buffers) == 0 {
+		return nil, fail(0, "no buffers: the file has a header but no rows")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func csvError(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &InputError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
+	}
+	return &InputError{File: name, Msg: err.Error()}
+}
+
+// ParseGaps parses MiniMalloc's gaps field: space-separated "l-u" (absent
+// during [l,u)) or "l-u@a:b" (during [l,u) only bytes [a,b) are used).
+func ParseGaps(s string) ([]Gap, error) {
+	var gaps []Gap
+	for _, tok := range strings.Fields(s) {
+		var g Gap
+		span, window, hasWindow := strings.Cut(tok, "@")
+		l, u, ok := strings.Cut(span, "-")
+		if !ok {
+			return nil, fmt.Errorf("gap %q: want l-u or l-u@a:b", tok)
+		}
+		var err error
+		if g.Start, err = strconv.ParseInt(l, 10, 64); err != nil {
+			return nil, fmt.Errorf("gap %q: bad start %q", tok, l)
+		}
+		if g.End, err = strconv.ParseInt(u, 10, 64); err != nil {
+			return nil, fmt.Errorf("gap %q: bad end %q", tok, u)
+		}
+		if hasWindow {
+			a, b, ok := strings.Cut(window, ":")
+			if !ok {
+				return nil, fmt.Errorf("gap %q: window must be a:b", tok)
+			}
+			g.Window = true
+			if g.Lo, err = strconv.ParseInt(a, 10, 64); err != nil {
+				return nil, fmt.Errorf("gap %q: bad window start %q", tok, a)
+			}
+			if g.Hi, err = strconv.ParseInt(b, 10, 64); err != nil {
+				return nil, fmt.Errorf("gap %q: bad window end %q", tok, b)
+			}
+		}
+		gaps = append(gaps, g)
+	}
+	return gaps, nil
+}
+
+// FormatGaps is the inverse of ParseGaps.
+func FormatGaps(gaps []Gap) string {
+	parts := make([]string, len(gaps))
+	for i, g := range gaps {
+		parts[i] = fmt.Sprintf("%d-%d", g.Start, g.End)
+		if g.Window {
+			parts[i] += fmt.Sprintf("@%d:%d", g.Lo, g.Hi)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// WriteCSV writes the problem in MiniMalloc's CSV format: id, lower, upper,
+// size, the optional columns the input had (or that the buffers need), and —
+// when plan is non-nil — the offset of every buffer (plus pool and size
+// columns when the problem has several pools or elastic buffers). Without a
+// plan, pins are written in the offset column.
+func WriteCSV(w io.Writer, p *Problem, plan *Plan) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	cols := map[string]bool{}
+	for _, c := range p.CSVColumns {
+		cols[c] = true
+	}
+	elastic, pinned := false, false
+	for i := range p.Buffers {
+		b := &p.Buffers[i]
+		cols["alignment"] = cols["alignment"] || b.Align > 1
+		cols["hint"] = cols["hint"] || b.Hint != nil
+		cols["gaps"] = cols["gaps"] || len(b.Gaps) > 0
+		elastic = elastic || b.Elastic()
+		pinned = pinned || b.Pin != nil
+	}
+	header := []string{"id", "lower", "upper", "size"}
+	for _, c := range OptionalCSVColumns {
+		if cols[c] {
+			header = append(header, c)
+		}
+	}
+	multiPool := len(p.PoolList()) > 1
+	if plan != nil || pinned {
+		header = append(header, "offset")
+	}
+	if plan != nil && multiPool {
+		header = append(header, "pool")
+	}
+	if plan != nil && elastic {
+		header = append(header, "granted")
+	}
+	bw.WriteString(strings.Join(header, ","))
+	bw.WriteByte('\n')
+	pools := p.PoolList()
+	for i := range p.Buffers {
+		b := &p.Buffers[i]
+		row := []string{csvQuote(b.ID), itoa(b.Start), itoa(b.End), itoa(b.Size)}
+		for _, c := range OptionalCSVColumns {
+			if !cols[c] {
+				continue
+			}
+			switch c {
+			case "alignment":
+				row = append(row, itoa(b.Alignment()))
+			case "hint":
+				row = append(row, optString(b.Hint))
+			case "gaps":
+				row = append(row, FormatGaps(b.Gaps))
+			}
+		}
+		switch {
+		case plan != nil:
+			pl := plan.Placements[i]
+			row = append(row, itoa(pl.Offset))
+			if multiPool {
+				row = append(row, pools[pl.Pool].Name)
+			}
+			if elastic {
+				row = append(row, itoa(pl.Size))
+			}
+		case pinned:
+			row = append(row, optString(b.Pin))
+		}
+		bw.WriteString(strings.Join(row, ","))
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+func optString(v *int64) string {
+	if v == nil {
+		return "-1"
+	}
+	return itoa(*v)
+}
+
+func csvQuote(s string) string {
+	if strings.ContainsAny(s, ",\"\n\r") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}

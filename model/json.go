@@ -1,0 +1,225 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// JSONPool is a pool in the JSON problem format.
+type JSONPool struct {
+	Name     string `json:"name"`
+	Capacity int64  `json:"capacity,omitempty"`
+	Align    int64  `json:"align,omitempty"`
+	Rank     int    `json:"rank,omitempty"`
+}
+
+// JSONGap is a gap in the JSON problem format: during [start, end) the
+// buffer is absent, or occupies only bytes [lo, hi) of itself when window.
+type JSONGap struct {
+	Start  int64 `json:"start"`
+	End    int64 `json:"end"`
+	Window bool  `json:"window,omitempty"`
+	Lo     int64 `json:"lo,omitempty"`
+	Hi     int64 `json:"hi,omitempty"`
+}
+
+// JSONAlias is an alias in the JSON problem format.
+type JSONAlias struct {
+	Parent string `json:"parent"`
+	Delta  int64  `json:"delta"`
+}
+
+// JSONBuffer is a buffer in the JSON problem format.
+type JSONBuffer struct {
+	ID              string     `json:"id"`
+	Start           int64      `json:"start"`
+	End             int64      `json:"end"`
+	Size            int64      `json:"size"`
+	Align           *int64     `json:"align,omitempty"`
+	Offset          *int64     `json:"offset,omitempty"`
+	Hint            *int64     `json:"hint,omitempty"`
+	Pools           []string   `json:"pools,omitempty"`
+	Kind            Kind       `json:"kind,omitempty"`
+	MaxSize         int64      `json:"max_size,omitempty"`
+	Alias           *JSONAlias `json:"alias,omitempty"`
+	Gaps            []JSONGap  `json:"gaps,omitempty"`
+	Weight          float64    `json:"weight,omitempty"`
+	LatencyCritical bool       `json:"latency_critical,omitempty"`
+}
+
+// ReadJSON reads a problem in the JSON format:
+//
+//	{"pools": [{"name": "sram", "capacity": 65536, "align": 64, "rank": 0}, ...],
+//	 "buffers": [{"id": "a", "start": 0, "end": 3, "size": 4, ...}, ...]}
+//
+// Unknown fields are an error (they are usually typos). Errors carry the
+// line of the offending buffer. The problem is validated.
+func ReadJSON(r io.Reader, name string) (*Problem, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &InputError{File: name, Msg: err.Error()}
+	}
+	lines := &lineCounter{data: data, line: 1}
+	fail := func(off int64, format string, args ...any) error {
+		return &InputError{File: name, Line: lineAt(data, off), Msg: fmt.Sprintf(format, args...)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fail(dec.InputOffset(), "expected a JSON object with \"buffers\" (and optionally \"pools\")")
+	}
+	p := &Problem{Name: name}
+	seen := false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fail(dec.InputOffset(), "%v", err)
+		}
+		key, _ := t.(string)
+		switch key {
+		case "pools":
+			if err := dec.Decode(&[]JSONPool{}); err != nil {
+				return nil, fail(dec.InputOffset(), "pools: %v", jsonMsg(err))
+			}
+		case "buffers":
+			seen = true
+			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+				return nil, fail(dec.InputOffset(), "buffers must be an array")
+			}
+			for dec.More() {
+				off := dec.InputOffset()
+				var jb JSONBuffer
+				if err := dec.Decode(&jb); err != nil {
+					return nil, fail(dec.InputOffset(), "buffer %d: %v", len(p.Buffers)+1, jsonMsg(err))
+				}
+				b := jb.toBuffer()
+				b.Line = lines.at(skipSpace(data, off))
+				if jb.Align != nil && *jb.Align <= 0 {
+					return nil, fail(off, "buffer %q: alignment %d must be positive", jb.ID, *jb.Align)
+				}
+				p.Buffers = append(p.Buffers, b)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, fail(dec.InputOffset(), "%v", err)
+			}
+		default:
+			return nil, fail(dec.InputOffset(), "unknown field %q (want buffers, pools)", key)
+		}
+	}
+	// Pools are decoded again in a second pass so that their order in the
+	// object does not matter.
+	var whole struct {
+		Pools   []JSONPool      `json:"pools"`
+		Buffers json.RawMessage `json:"buffers"`
+	}
+	if err := json.Unmarshal(data, &whole); err != nil {
+		return nil, fail(0, "%v", jsonMsg(err))
+	}
+	for _, q := range whole.Pools {
+		p.Pools = append(p.Pools, Pool(q))
+	}
+	if !seen || len(p.Buffers) == 0 {
+		return nil, fail(0, "no buffers: expected a non-empty \"buffers\" array")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (jb *JSONBuffer) toBuffer() Buffer {
+	b := Buffer{ID: jb.ID, Start: jb.Start, End: jb.End, Size: jb.Size, Pin: jb.Offset, Hint: jb.Hint,
+		Pools: jb.Pools, Kind: jb.Kind, MaxSize: jb.MaxSize, Weight: jb.Weight, LatencyCritical: jb.LatencyCritical}
+	if jb.Align != nil {
+		b.Align = *jb.Align
+	}
+	if jb.Alias != nil {
+		b.Alias = &Alias{Parent: jb.Alias.Parent, Delta: jb.Alias.Delta}
+	}
+	for _, g := range jb.Gaps {
+		b.Gaps = append(b.Gaps, Gap(g))
+	}
+	return b
+}
+
+// ToJSON converts a buffer to its JSON form.
+func (b *Buffer) ToJSON() JSONBuffer {
+	jb := JSONBuffer{ID: b.ID, Start: b.Start, End: b.End, Size: b.Size, Offset: b.Pin, Hint: b.Hint,
+		Pools: b.Pools, Kind: b.Kind, MaxSize: b.MaxSize, Weight: b.Weight, LatencyCritical: b.LatencyCritical}
+	if b.Align > 1 {
+		a := b.Align
+		jb.Align = &a
+	}
+	if b.Alias != nil {
+		jb.Alias = &JSONAlias{Parent: b.Alias.Parent, Delta: b.Alias.Delta}
+	}
+	for _, g := range b.Gaps {
+		jb.Gaps = append(jb.Gaps, JSONGap(g))
+	}
+	return jb
+}
+
+// WriteJSON writes the problem in the JSON format read by ReadJSON.
+func WriteJSON(w io.Writer, p *Problem) error {
+	out := struct {
+		Pools   []JSONPool   `json:"pools,omitempty"`
+		Buffers []JSONBuffer `json:"buffers"`
+	}{}
+	for _, q := range p.Pools {
+		out.Pools = append(out.Pools, JSONPool(q))
+	}
+	out.Buffers = make([]JSONBuffer, len(p.Buffers))
+	for i := range p.Buffers {
+		out.Buffers[i] = p.Buffers[i].ToJSON()
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(out)
+}
+
+func jsonMsg(err error) string {
+	if te, ok := err.(*json.UnmarshalTypeError); ok {
+		return fmt.Sprintf("field %s: expected %s, got JSON %s", te.Field, te.Type, te.Value)
+	}
+	return err.Error()
+}
+
+// lineCounter turns increasing byte offsets into line numbers in linear
+// total time.
+type lineCounter struct {
+	data []byte
+	off  int64
+	line int
+}
+
+func (c *lineCounter) at(off int64) int {
+	off = min(off, int64(len(c.data)))
+	if off < c.off {
+		return lineAt(c.data, off)
+	}
+	c.line += bytes.Count(c.data[c.off:off], []byte{'\n'})
+	c.off = off
+	return c.line
+}
+
+// lineAt returns the 1-based line of byte offset off in data.
+func lineAt(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	return bytes.Count(data[:off], []byte{'\n'}) + 1
+}
+
+func skipSpace(data []byte, off int64) int64 {
+	for off < int64(len(data)) {
+		switch data[off] {
+		case ' ', '\t', '\n', '\r', ',':
+			off++
+		default:
+			return off
+		}
+	}
+	return off
+}

@@ -1,0 +1,231 @@
+package model
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// JSONPlacement is one buffer's placement in the JSON plan format.
+type JSONPlacement struct {
+	ID     string `json:"id"`
+	Offset int64  `json:"offset"`
+	Pool   string `json:"pool,omitempty"`
+	Size   int64  `json:"size"`
+	Start  int64  `json:"start"`
+	End    int64  `json:"end"`
+}
+
+// JSONPlan is the JSON plan format: the peak of every pool and one
+// placement per buffer, in the order of the problem.
+type JSONPlan struct {
+	Peak       int64            `json:"peak"`
+	PoolPeaks  map[string]int64 `json:"pool_peaks,omitempty"`
+	Placements []JSONPlacement  `json:"placements"`
+}
+
+// PlanToJSON converts a plan of p to its JSON form.
+func PlanToJSON(p *Problem, pl *Plan) JSONPlan {
+	pools := p.PoolList()
+	out := JSONPlan{Peak: pl.Peak(p), Placements: make([]JSONPlacement, len(pl.Placements))}
+	if len(pools) > 1 {
+		out.PoolPeaks = map[string]int64{}
+		for i, v := range pl.PoolPeaks(p) {
+			out.PoolPeaks[pools[i].Name] = v
+		}
+	}
+	for i, q := range pl.Placements {
+		b := &p.Buffers[i]
+		out.Placements[i] = JSONPlacement{ID: b.ID, Offset: q.Offset, Size: q.Size, Start: b.Start, End: b.End}
+		if len(pools) > 1 {
+			out.Placements[i].Pool = pools[q.Pool].Name
+		}
+	}
+	return out
+}
+
+// WritePlanJSON writes a plan of p as indented JSON.
+func WritePlanJSON(w io.Writer, p *Problem, pl *Plan) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(PlanToJSON(p, pl))
+}
+
+// ReadPlan reads a plan for problem p from a CSV file (any CSV with id and
+// offset columns, optionally pool and granted) or a JSON plan. Buffers of p
+// that the file does not mention keep Offset -1 so that the verifier reports
+// them missing; ids the file has and p does not are an error.
+func ReadPlan(r io.Reader, name string, p *Problem) (*Plan, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &InputError{File: name, Msg: err.Error()}
+	}
+	pl := NewPlan(p)
+	for i := range pl.Placements {
+		pl.Placements[i].Offset = -1
+	}
+	index := p.Index()
+	set := func(line int, id string, off int64, pool string, size int64, hasSize bool) error {
+		i, ok := index[id]
+		if !ok {
+			return &InputError{File: name, Line: line, Msg: fmt.Sprintf("buffer %q is not in the problem", id)}
+		}
+		pl.Placements[i].Offset = off
+		if pool != "" {
+			k := p.PoolIndex(pool)
+			if k < 0 {
+				return &InputError{File: name, Line: line, Msg: fmt.Sprintf("buffer %q: unknown pool %q", id, pool)}
+			}
+			pl.Placements[i].Pool = k
+		}
+		if hasSize {
+			pl.Placements[i].Size = size
+		}
+		return nil
+	}
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
+		var jp JSONPlan
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&jp); err != nil {
+			return nil, &InputError{File: name, Msg: "plan: " + jsonMsg(err)}
+		}
+		for _, q := range jp.Placements {
+			if err := set(0, q.ID, q.Offset, q.Pool, q.Size, q.Size != 0); err != nil {
+				return nil, err
+			}
+		}
+		return pl, nil
+	}
+	return pl, readPlanCSV(data, name, set)
+}
+
+func readPlanCSV(data []byte, name string, set func(int, string, int64, string, int64, bool) error) error {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<16), 1<<26)
+	line := 0
+	col := map[string]int{}
+	for sc.Scan() {
+		line++
+		text := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		rec := strings.Split(text, ",")
+		if len(col) == 0 {
+			for i, h := range rec {
+				h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+				if c, ok := csvColumnNames[h]; ok {
+					h = c
+				}
+				col[h] = i
+			}
+			if _, ok := col["id"]; !ok {
+				return &InputError{File: name, Line: line, Msg: "plan: missing column id"}
+			}
+			if _, ok := col["offset"]; !ok {
+				return &InputError{File: name, Line: line, Msg: "plan: missing column offset"}
+			}
+			continue
+		}
+		get := func(c string) string {
+			if i, ok := col[c]; ok && i < len(rec) {
+				return strings.Trim(strings.TrimSpace(rec[i]), `"`)
+			}
+			return ""
+		}
+		off, err := strconv.ParseInt(get("offset"), 10, 64)
+		if err != nil {
+			return &InputError{File: name, Line: line, Msg: fmt.Sprintf("plan: offset %q is not an integer", get("offset"))}
+		}
+		var size int64
+		granted := get("granted")
+		if granted != "" {
+			if size, err = strconv.ParseInt(granted, 10, 64); err != nil {
+				return &InputError{File: name, Line: line, Msg: fmt.Sprintf("plan: granted %q is not an integer", granted)}
+			}
+		}
+		if err := set(line, get("id"), off, get("pool"), size, granted != ""); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return &InputError{File: name, Msg: err.Error()}
+	}
+	if len(col) == 0 {
+		return &InputError{File: name, Msg: "plan: empty file"}
+	}
+	return nil
+}
+
+// Reader turns a file into a problem. Front ends (the graph format) register
+// theirs with RegisterFormat.
+type Reader func(r io.Reader, name string) (*Problem, error)
+
+var formats = []struct {
+	suffix string
+	read   Reader
+}{}
+
+// RegisterFormat makes Load use read for file names ending in suffix. Longer
+// suffixes win (".graph.json" over ".json").
+func RegisterFormat(suffix string, read Reader) {
+	formats = append(formats, struct {
+		suffix string
+		read   Reader
+	}{suffix, read})
+}
+
+// Load reads a problem from a file chosen by its name: registered formats
+// first (longest suffix), then ".json" (JSON problem), and CSV otherwise.
+// The name "-" reads standard input and sniffs the format: a leading '{' is
+// JSON, anything else CSV.
+func Load(path string) (*Problem, error) {
+	var r io.Reader
+	name := path
+	if path == "-" {
+		name = "<stdin>"
+		data, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return nil, &InputError{File: name, Msg: err.Error()}
+		}
+		if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+			return ReadJSON(bytes.NewReader(data), name)
+		}
+		return ReadCSV(bytes.NewReader(data), name)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &InputError{File: path, Msg: "cannot open: " + unwrapPathError(err)}
+	}
+	defer f.Close()
+	r = f
+	lower := strings.ToLower(filepath.Base(path))
+	best := -1
+	for i, f := range formats {
+		if strings.HasSuffix(lower, f.suffix) && (best < 0 || len(f.suffix) > len(formats[best].suffix)) {
+			best = i
+		}
+	}
+	switch {
+	case best >= 0:
+		return formats[best].read(r, name)
+	case strings.HasSuffix(lower, ".json"):
+		return ReadJSON(r, name)
+	default:
+		return ReadCSV(r, name)
+	}
+}
+
+func unwrapPathError(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

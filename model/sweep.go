@@ -1,0 +1,272 @@
+package model
+
+import (
+	"slices"
+	"sort"
+)
+
+// Piece is a rectangle of occupancy: during [Start, End) it takes Bytes bytes.
+// Buffers with gaps give several pieces; an alias group gives the union of its
+// members' byte ranges.
+type Piece struct {
+	Start, End int64
+	Bytes      int64
+	Buffer     int // the buffer (the alias root for a group)
+}
+
+// Slot is an elementary time interval in which the set of live pieces does
+// not change; Load is the sum of their bytes.
+type Slot struct {
+	Start, End int64
+	Load       int64
+}
+
+// Component is a set of buffers that no time point separates: buffers of
+// different components are never live together, so they can be planned
+// independently.
+type Component struct {
+	Start, End int64
+	Buffers    []int
+}
+
+// Sweep is the result of a sweep over time.
+type Sweep struct {
+	Slots []Slot
+	// MaxLive is the largest slot load: a lower bound on the peak.
+	MaxLive int64
+	// Sections counts the maximal cliques: slots entered by a start and left
+	// by an end.
+	Sections   int
+	Components []Component
+}
+
+// Pieces expands the problem into occupancy pieces, taking gaps and alias
+// groups into account. Zero-byte pieces are dropped. O(n log n) plus the
+// size of the alias groups squared.
+func (p *Problem) Pieces() []Piece {
+	var index map[string]int
+	groups := map[int][]int{}
+	for i := range p.Buffers {
+		if p.Buffers[i].Alias != nil {
+			if index == nil {
+				index = p.Index()
+			}
+			r, _ := p.Root(i, index)
+			groups[r] = append(groups[r], i)
+		}
+	}
+	pieces := make([]Piece, 0, len(p.Buffers))
+	for i := range p.Buffers {
+		b := &p.Buffers[i]
+		if b.Alias != nil {
+			continue
+		}
+		if g, ok := groups[i]; ok {
+			pieces = append(pieces, p.groupPieces(i, g, index)...)
+			continue
+		}
+		for _, r := range bufferRects(b, 0) {
+			if r.hi > r.lo {
+				pieces = append(pieces, Piece{Start: r.start, End: r.end, Bytes: r.hi - r.lo, Buffer: i})
+			}
+		}
+	}
+	return pieces
+}
+
+type rect struct{ start, end, lo, hi int64 }
+
+// bufferRects returns the time × byte rectangles a buffer occupies, relative
+// to its offset plus delta.
+func bufferRects(b *Buffer, delta int64) []rect {
+	out := make([]rect, 0, 1+2*len(b.Gaps))
+	t := b.Start
+	for _, g := range b.Gaps {
+		if g.Start > t {
+			out = append(out, rect{t, g.Start, delta, delta + b.Size})
+		}
+		if g.Window {
+			out = append(out, rect{g.Start, g.End, delta + g.Lo, delta + g.Hi})
+		}
+		t = g.End
+	}
+	if b.End > t {
+		out = append(out, rect{t, b.End, delta, delta + b.Size})
+	}
+	return out
+}
+
+// groupPieces returns, for an alias group, the length of the union of its
+// members' byte ranges in every elementary interval of the group.
+func (p *Problem) groupPieces(root int, members []int, index map[string]int) []Piece {
+	rects := bufferRects(&p.Buffers[root], 0)
+	for _, m := range members {
+		_, d := p.Root(m, index)
+		rects = append(rects, bufferRects(&p.Buffers[m], d)...)
+	}
+	times := make([]int64, 0, 2*len(rects))
+	for _, r := range rects {
+		times = append(times, r.start, r.end)
+	}
+	slices.Sort(times)
+	times = slices.Compact(times)
+	var out []Piece
+	var live [][2]int64
+	for k := 0; k+1 < len(times); k++ {
+		t0, t1 := times[k], times[k+1]
+		live = live[:0]
+		for _, r := range rects {
+			if r.start <= t0 && r.end >= t1 && r.hi > r.lo {
+				live = append(live, [2]int64{r.lo, r.hi})
+			}
+		}
+		sort.Slice(live, func(a, b int) bool { return live[a][0] < live[b][0] })
+		var union, top int64 = 0, -1
+		for _, iv := range live {
+			lo := max(iv[0], top)
+			if iv[1] > lo {
+				union += iv[1] - lo
+			}
+			top = max(top, iv[1])
+		}
+		if union > 0 {
+			out = append(out, Piece{Start: t0, End: t1, Bytes: union, Buffer: root})
+		}
+	}
+	return out
+}
+
+// ComputeSweep sweeps the problem's pieces over time: slots with their loads,
+// max-live, the number of sections, and the independent components. It is
+// O(n log n) in the number of pieces. Pools are ignored: the loads are those
+// of a single memory.
+func (p *Problem) ComputeSweep() *Sweep {
+	pieces := p.Pieces()
+	type event struct {
+		t     int64
+		delta int64
+	}
+	events := make([]event, 0, 2*len(pieces))
+	for _, pc := range pieces {
+		events = append(events, event{pc.Start, pc.Bytes}, event{pc.End, -pc.Bytes})
+	}
+	slices.SortFunc(events, func(a, b event) int {
+		if a.t != b.t {
+			if a.t < b.t {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	s := &Sweep{}
+	var load int64
+	enteredByStart := false
+	for k := 0; k < len(events); {
+		t := events[k].t
+		hasStart, hasEnd := false, false
+		for ; k < len(events) && events[k].t == t; k++ {
+			load += events[k].delta
+			if events[k].delta > 0 {
+				hasStart = true
+			} else {
+				hasEnd = true
+			}
+		}
+		if hasEnd && enteredByStart && len(s.Slots) > 0 {
+			s.Sections++
+		}
+		if hasStart || hasEnd {
+			enteredByStart = hasStart
+		}
+		if k < len(events) && load > 0 {
+			s.Slots = append(s.Slots, Slot{Start: t, End: events[k].t, Load: load})
+			s.MaxLive = max(s.MaxLive, load)
+		}
+	}
+	s.Components = p.components()
+	return s
+}
+
+// components splits the buffers into groups that no time point separates.
+// Alias members follow their root; zero-size buffers join the component
+// their lifetime starts in.
+func (p *Problem) components() []Component {
+	n := len(p.Buffers)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return p.Buffers[order[a]].Start < p.Buffers[order[b]].Start })
+	var out []Component
+	for _, i := range order {
+		b := &p.Buffers[i]
+		if len(out) == 0 || b.Start >= out[len(out)-1].End {
+			out = append(out, Component{Start: b.Start, End: b.End})
+		}
+		c := &out[len(out)-1]
+		c.End = max(c.End, b.End)
+		c.Buffers = append(c.Buffers, i)
+	}
+	if hasAlias(p) {
+		out = mergeAliasComponents(p, out)
+	}
+	return out
+}
+
+func hasAlias(p *Problem) bool {
+	for i := range p.Buffers {
+		if p.Buffers[i].Alias != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeAliasComponents joins components that hold members of the same alias
+// group (a reshape's output may outlive its input with a time point between).
+func mergeAliasComponents(p *Problem, comps []Component) []Component {
+	index := p.Index()
+	compOf := make([]int, len(p.Buffers))
+	for c, comp := range comps {
+		for _, i := range comp.Buffers {
+			compOf[i] = c
+		}
+	}
+	parent := make([]int, len(comps))
+	for c := range parent {
+		parent[c] = c
+	}
+	var find func(int) int
+	find = func(c int) int {
+		for parent[c] != c {
+			parent[c] = parent[parent[c]]
+			c = parent[c]
+		}
+		return c
+	}
+	for i := range p.Buffers {
+		if p.Buffers[i].Alias != nil {
+			r, _ := p.Root(i, index)
+			a, b := find(compOf[i]), find(compOf[r])
+			if a != b {
+				parent[max(a, b)] = min(a, b)
+			}
+		}
+	}
+	var out []Component
+	pos := map[int]int{}
+	for c, comp := range comps {
+		r := find(c)
+		k, ok := pos[r]
+		if !ok {
+			k = len(out)
+			pos[r] = k
+			out = append(out, Component{Start: comp.Start, End: comp.End})
+		}
+		out[k].Start = min(out[k].Start, comp.Start)
+		out[k].End = max(out[k].End, comp.End)
+		out[k].Buffers = append(out[k].Buffers, comp.Buffers...)
+	}
+	return out
+}
