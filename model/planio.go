@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -57,10 +58,14 @@ func WritePlanJSON(w io.Writer, p *Problem, pl *Plan) error {
 	return enc.Encode(PlanToJSON(p, pl))
 }
 
+// MissingOffset marks a placement that a plan file did not give.
+const MissingOffset = math.MinInt64
+
 // ReadPlan reads a plan for problem p from a CSV file (any CSV with id and
 // offset columns, optionally pool and granted) or a JSON plan. Buffers of p
-// that the file does not mention keep Offset -1 so that the verifier reports
-// them missing; ids the file has and p does not are an error.
+// that the file does not mention get Offset MissingOffset so that the
+// verifier reports them missing; ids the file has and p does not are an
+// error.
 func ReadPlan(r io.Reader, name string, p *Problem) (*Plan, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -68,7 +73,7 @@ func ReadPlan(r io.Reader, name string, p *Problem) (*Plan, error) {
 	}
 	pl := NewPlan(p)
 	for i := range pl.Placements {
-		pl.Placements[i].Offset = -1
+		pl.Placements[i].Offset = MissingOffset
 	}
 	index := p.Index()
 	set := func(line int, id string, off int64, pool string, size int64, hasSize bool) error {
