@@ -195,15 +195,11 @@ func Load(path string) (*Problem, error) {
 	var r io.Reader
 	name := path
 	if path == "-" {
-		name = "<stdin>"
 		data, err := io.ReadAll(os.Stdin)
 		if err != nil {
-			return nil, &InputError{File: name, Msg: err.Error()}
+			return nil, &InputError{File: "<stdin>", Msg: err.Error()}
 		}
-		if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-			return ReadJSON(bytes.NewReader(data), name)
-		}
-		return ReadCSV(bytes.NewReader(data), name)
+		return LoadBytes(data, "<stdin>")
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -226,6 +222,24 @@ func Load(path string) (*Problem, error) {
 	default:
 		return ReadCSV(r, name)
 	}
+}
+
+// LoadBytes reads a problem held in memory, sniffing the format: a leading
+// '{' is JSON (a model graph when it has "ops" or "models" and a graph
+// format is registered), anything else CSV.
+func LoadBytes(data []byte, name string) (*Problem, error) {
+	t := bytes.TrimSpace(data)
+	if len(t) == 0 || t[0] != '{' {
+		return ReadCSV(bytes.NewReader(data), name)
+	}
+	if bytes.Contains(t, []byte(`"ops"`)) || bytes.Contains(t, []byte(`"models"`)) {
+		for _, f := range formats {
+			if f.suffix == ".graph.json" {
+				return f.read(bytes.NewReader(data), name)
+			}
+		}
+	}
+	return ReadJSON(bytes.NewReader(data), name)
 }
 
 func unwrapPathError(err error) string {

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/optalloc/optalloc/model"
+)
+
+// loadProblem reads INPUT ("-" is standard input) by its file name.
+func loadProblem(e *env, path string) (*model.Problem, error) {
+	if path == "-" {
+		data, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return nil, &model.InputError{File: "<stdin>", Msg: err.Error()}
+		}
+		return model.LoadBytes(data, "<stdin>")
+	}
+	return model.Load(path)
+}
+
+// writeOutput writes a file atomically: into a temporary file in the same
+// folder, renamed over path only when write succeeded, so that a failed run
+// never leaves a partial file. "-" writes to standard output.
+func writeOutput(e *env, path string, write func(io.Writer) error) error {
+	if path == "-" {
+		bw := bufio.NewWriter(e.stdout)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// isJSONPath reports whether an output path asks for JSON.
+func isJSONPath(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".json") }
+
+// byteSize is a flag value holding a byte count: a plain integer or one with
+// a KiB, MiB or GiB suffix.
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+func (b *byteSize) Type() string   { return "bytes" }
+
+func (b *byteSize) Set(s string) error {
+	mult := int64(1)
+	t := strings.TrimSpace(s)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSuffix(t, u.suffix), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
+	if err != nil || v < 0 {
+		return fmt.Errorf("%q is not a byte count (an integer ≥ 0, optionally with KiB, MiB or GiB)", s)
+	}
+	if v > (1<<63-1)/mult {
+		return fmt.Errorf("%q overflows int64", s)
+	}
+	*b = byteSize(v * mult)
+	return nil
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/optalloc/optalloc/model"
+)
+
+// command is one subcommand. Files register theirs in init.
+type command struct {
+	name    string
+	args    string // synopsis of the positional arguments
+	summary string
+	long    string // more help, shown by "optalloc help NAME"
+	flags   func(fs *pflag.FlagSet) // declares the flags
+	run     func(ctx context.Context, env *env, args []string) error
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+// env is what a command may touch: its streams and its parsed flags.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	flags          *pflag.FlagSet
+}
+
+// exitError carries an exit code: 1 for infeasible / invalid / check failed,
+// 2 for bad usage or bad input.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: 2, msg: fmt.Sprintf(format, args...)}
+}
+
+func failure(format string, args ...any) error {
+	return &exitError{code: 1, msg: fmt.Sprintf(format, args...)}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the CLI and returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
+		usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	name := args[0]
+	if name == "help" {
+		name = args[1]
+		args = []string{name, "--help"}
+	}
+	if name == "--version" || name == "version" {
+		fmt.Fprintln(stdout, "optalloc", Version)
+		return 0
+	}
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "optalloc: unknown command %q; run 'optalloc help'\n", name)
+		return 2
+	}
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.SetOutput(io.Discard)
+	c.flags(fs)
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			commandUsage(stdout, c, fs)
+			return 0
+		}
+		fmt.Fprintf(stderr, "optalloc %s: %v (see 'optalloc help %s')\n", name, err, name)
+		return 2
+	}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, flags: fs}
+	err := c.run(ctx, e, fs.Args())
+	if err == nil {
+		return 0
+	}
+	var ie *model.InputError
+	var xe *exitError
+	switch {
+	case errors.As(err, &ie):
+		fmt.Fprintln(stderr, ie.Error())
+		return 2
+	case errors.As(err, &xe):
+		if xe.msg != "" {
+			fmt.Fprintf(stderr, "optalloc %s: %s\n", name, xe.msg)
+		}
+		return xe.code
+	default:
+		fmt.Fprintf(stderr, "optalloc %s: %v\n", name, err)
+		return 1
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, `optalloc plans the memory of a neural network offline: every buffer gets an
+offset so that buffers alive at the same time never share bytes, with the
+smallest peak it can find and, where it can, a proof of optimality.
+
+Usage: optalloc COMMAND [arguments] [flags]
+
+Commands:`)
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, `
+Inputs: MiniMalloc CSV (.csv), JSON problem (.json), model graph (.graph.json);
+"-" reads standard input.
+Exit codes: 0 success; 1 infeasible, invalid plan or failed check;
+2 bad usage or bad input (one line "file:line: what is wrong").
+Run 'optalloc help COMMAND' for the flags of a command.`)
+}
+
+func commandUsage(w io.Writer, c *command, fs *pflag.FlagSet) {
+	fmt.Fprintf(w, "Usage: optalloc %s %s [flags]\n\n%s\n", c.name, c.args, c.summary)
+	if c.long != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.long))
+	}
+	fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
+}
+
+// Version is the optalloc version printed by "optalloc version" and stored
+// in baselines.
+var Version = "0.1.0-dev"

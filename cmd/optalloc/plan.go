@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/optalloc/optalloc/heuristics"
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/solve"
+)
+
+func init() {
+	register(&command{
+		name:    "plan",
+		args:    "INPUT",
+		summary: "plan a problem: offsets with the smallest peak found, lower bound and proof status",
+		long: `INPUT is a MiniMalloc CSV (.csv), a JSON problem (.json) or a model graph
+(.graph.json); "-" reads standard input.
+
+Without --capacity the peak is minimised: heuristics first, then the exact
+engines until the lower bound is reached (status=optimal) or the time limit
+(status=feasible, with the gap). With --capacity C the question is a decision:
+a plan with peak <= C (exit 0), status=infeasible when a proof says no plan
+fits (exit 1), status=unknown when time ran out first (exit 1).
+
+The summary line goes to stderr:
+  peak=N lower_bound=N gap=P% status=S method=M time=Ds
+--json prints the same (and engine statistics) as JSON on stdout.`,
+		flags: planFlags,
+		run:   runPlan,
+	})
+}
+
+func planFlags(fs *pflag.FlagSet) {
+	fs.Var(new(byteSize), "capacity", "decide whether the plan fits in this many bytes (e.g. 1048576 or 1MiB); 0 = minimise")
+	fs.Duration("time-limit", 10*time.Second, "stop searching after this long and return the best plan found")
+	fs.String("method", "auto", "auto | exact | heuristic | a planner name (see below)")
+	fs.StringP("output", "o", "", "write the plan to this file (.csv: input columns plus offset; .json: JSON plan; - = stdout)")
+	fs.String("svg", "", "also draw the plan as an SVG picture")
+	fs.String("html", "", "also draw the plan as a self-contained HTML page with hover and zoom")
+	fs.Bool("json", false, "print the result as JSON on stdout")
+	fs.BoolP("quiet", "q", false, "no progress and no summary line")
+	fs.Int("threads", 0, "concurrent workers (0 = all cores)")
+	fs.Int64("seed", 1, "seed for randomised planners: same input, flags and seed give the same plan")
+	fs.Lookup("method").Usage += "; planners: " + strings.Join(heuristics.Names(), ", ")
+}
+
+// planJSON is the --json output of plan; its field names are stable.
+type planJSON struct {
+	Input      string           `json:"input"`
+	Buffers    int              `json:"buffers"`
+	Peak       int64            `json:"peak"`
+	LowerBound int64            `json:"lower_bound"`
+	Gap        float64          `json:"gap_percent"`
+	Status     solve.Status     `json:"status"`
+	Method     string           `json:"method"`
+	Seconds    float64          `json:"time_seconds"`
+	Capacity   int64            `json:"capacity,omitempty"`
+	PoolPeaks  map[string]int64 `json:"pool_peaks,omitempty"`
+	Reason     string           `json:"reason,omitempty"`
+	Output     string           `json:"output,omitempty"`
+	Stats      solve.Stats      `json:"stats"`
+}
+
+// pictureWriter draws a plan as SVG and/or HTML; the viz command sets it.
+var pictureWriter func(e *env, p *model.Problem, plan *model.Plan, lowerBound int64, svg, html string) error
+
+// progressReporter returns the callback that shows progress on stderr; the
+// progress file sets it. nil means no progress display.
+var progressReporter func(e *env) (report func(solve.Progress), done func())
+
+func runPlan(ctx context.Context, e *env, args []string) error {
+	if len(args) != 1 {
+		return usageErr("want exactly one INPUT (see 'optalloc help plan')")
+	}
+	fs := e.flags
+	capacity := int64(*fs.Lookup("capacity").Value.(*byteSize))
+	limit, _ := fs.GetDuration("time-limit")
+	method, _ := fs.GetString("method")
+	out, _ := fs.GetString("output")
+	svg, _ := fs.GetString("svg")
+	html, _ := fs.GetString("html")
+	asJSON, _ := fs.GetBool("json")
+	quiet, _ := fs.GetBool("quiet")
+	threads, _ := fs.GetInt("threads")
+	seed, _ := fs.GetInt64("seed")
+	if limit < 0 {
+		return usageErr("--time-limit must not be negative")
+	}
+	if threads < 0 {
+		return usageErr("--threads must not be negative")
+	}
+	if (svg != "" || html != "") && pictureWriter == nil {
+		return usageErr("--svg and --html are not available in this build")
+	}
+	if out == "-" && asJSON {
+		return usageErr("-o - and --json both write to stdout; choose one")
+	}
+	p, err := loadProblem(e, args[0])
+	if err != nil {
+		return err
+	}
+	opt := solve.Options{Method: method, Capacity: capacity, TimeLimit: limit, Threads: threads, Seed: seed}
+	if !quiet && progressReporter != nil {
+		report, done := progressReporter(e)
+		opt.Progress = report
+		defer done()
+	}
+	res, err := solve.Solve(ctx, p, opt)
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "unknown method") {
+			return usageErr("%v", err)
+		}
+		return err
+	}
+	if res.Plan != nil {
+		if out != "" {
+			if err := writePlan(e, out, p, res.Plan); err != nil {
+				return err
+			}
+		}
+		if svg != "" || html != "" {
+			if err := pictureWriter(e, p, res.Plan, res.LowerBound, svg, html); err != nil {
+				return err
+			}
+		}
+	}
+	if !quiet {
+		fmt.Fprintf(e.stderr, "peak=%d lower_bound=%d gap=%.2f%% status=%s method=%s time=%.3fs\n",
+			res.Peak, res.LowerBound, res.Gap(), res.Status, res.Method, res.Elapsed.Seconds())
+	}
+	if asJSON {
+		j := planJSON{Input: args[0], Buffers: len(p.Buffers), Peak: res.Peak, LowerBound: res.LowerBound,
+			Gap: res.Gap(), Status: res.Status, Method: res.Method, Seconds: res.Elapsed.Seconds(),
+			Capacity: capacity, Reason: res.Reason, Output: out, Stats: res.Stats}
+		if res.Plan != nil && len(p.PoolList()) > 1 {
+			j.PoolPeaks = map[string]int64{}
+			for i, v := range res.Plan.PoolPeaks(p) {
+				j.PoolPeaks[p.PoolList()[i].Name] = v
+			}
+		}
+		if err := writeJSON(e.stdout, j); err != nil {
+			return err
+		}
+	}
+	switch res.Status {
+	case solve.Infeasible, solve.Unknown:
+		return &exitError{code: 1, msg: string(res.Status) + ": " + res.Reason}
+	}
+	return nil
+}
+
+func writePlan(e *env, path string, p *model.Problem, plan *model.Plan) error {
+	return writeOutput(e, path, func(w io.Writer) error {
+		if isJSONPath(path) {
+			return model.WritePlanJSON(w, p, plan)
+		}
+		return model.WriteCSV(w, p, plan)
+	})
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(v)
+}

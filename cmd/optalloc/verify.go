@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/verify"
+)
+
+func init() {
+	register(&command{
+		name:    "verify",
+		args:    "PROBLEM PLAN",
+		summary: "check a plan independently of the planners: exit 0 when valid, 1 with the violations",
+		long: `PROBLEM is any input plan accepts; PLAN is a CSV with id and offset columns
+(optionally pool and granted), such as 'plan -o x.csv' writes, or a JSON plan.
+The checker shares no code with the planners.`,
+		flags: func(fs *pflag.FlagSet) {
+			fs.Var(new(byteSize), "capacity", "also require every buffer to end within this many bytes (first pool)")
+			fs.Bool("json", false, "print the result as JSON on stdout")
+			fs.Int("max", 50, "list at most this many violations (0 = all)")
+		},
+		run: runVerify,
+	})
+}
+
+type verifyJSON struct {
+	Valid      bool               `json:"valid"`
+	Buffers    int                `json:"buffers"`
+	Peak       int64              `json:"peak"`
+	Violations []verify.Violation `json:"violations"`
+}
+
+func runVerify(ctx context.Context, e *env, args []string) error {
+	if len(args) != 2 {
+		return usageErr("want PROBLEM and PLAN (see 'optalloc help verify')")
+	}
+	capacity := int64(*e.flags.Lookup("capacity").Value.(*byteSize))
+	asJSON, _ := e.flags.GetBool("json")
+	maxList, _ := e.flags.GetInt("max")
+	p, err := loadProblem(e, args[0])
+	if err != nil {
+		return err
+	}
+	if capacity > 0 {
+		p.SetCapacity(capacity)
+	}
+	f, err := os.Open(args[1])
+	if err != nil {
+		return &model.InputError{File: args[1], Msg: "cannot open: " + err.Error()}
+	}
+	defer f.Close()
+	plan, err := model.ReadPlan(f, args[1], p)
+	if err != nil {
+		return err
+	}
+	vs := verify.Check(p, plan)
+	peak := int64(0)
+	if len(vs) == 0 {
+		peak = plan.Peak(p)
+	}
+	if asJSON {
+		if vs == nil {
+			vs = []verify.Violation{}
+		}
+		if err := writeJSON(e.stdout, verifyJSON{Valid: len(vs) == 0, Buffers: len(p.Buffers), Peak: peak, Violations: vs}); err != nil {
+			return err
+		}
+	} else if len(vs) == 0 {
+		fmt.Fprintf(e.stdout, "valid: %d buffers, peak=%d\n", len(p.Buffers), peak)
+	} else {
+		for i, v := range vs {
+			if maxList > 0 && i == maxList {
+				fmt.Fprintf(e.stdout, "... and %d more\n", len(vs)-i)
+				break
+			}
+			fmt.Fprintln(e.stdout, v.String())
+		}
+	}
+	if len(vs) > 0 {
+		return failure("the plan is invalid: %d violations", len(vs))
+	}
+	return nil
+}

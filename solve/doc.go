@@ -1,0 +1,8 @@
+// Package solve is optalloc's pipeline: validate and bound the problem, run
+// the heuristic portfolio for an upper bound, close the gap with the exact
+// engines while time remains, verify the result, and report the plan with
+// its peak, lower bound, gap and proof status.
+//
+// Every plan Solve returns has passed verify.Check; a plan the verifier
+// rejects is a bug and is returned as an error, never as a result.
+package solve

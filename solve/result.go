@@ -1,0 +1,74 @@
+package solve
+
+import (
+	"time"
+
+	"github.com/optalloc/optalloc/model"
+)
+
+// Status says what is known about a result.
+type Status string
+
+// The statuses of a result.
+const (
+	// Optimal: the plan's peak equals a proven lower bound.
+	Optimal Status = "optimal"
+	// Feasible: a valid plan (within the capacity, if one was given) whose
+	// optimality is not proven.
+	Feasible Status = "feasible"
+	// Infeasible: no plan fits the capacity, and the code proved it.
+	Infeasible Status = "infeasible"
+	// Unknown: no plan within the capacity was found and none was refuted.
+	Unknown Status = "unknown"
+)
+
+// Progress is reported while solving: the best peak so far and the bound.
+type Progress struct {
+	Elapsed    time.Duration
+	Peak       int64
+	LowerBound int64
+	Nodes      int64
+	Phase      string
+}
+
+// Result is the outcome of Solve.
+type Result struct {
+	// Plan is the best verified plan; nil when none was found (or, with a
+	// capacity, none fits).
+	Plan       *model.Plan
+	Peak       int64
+	LowerBound int64
+	Status     Status
+	// Method names the planner or engine that found the plan.
+	Method  string
+	Elapsed time.Duration
+	// Reason explains an infeasible or unknown status.
+	Reason string
+	Stats  Stats
+}
+
+// Gap returns (peak − lower bound) / lower bound in percent (0 when the lower
+// bound is 0 or there is no plan).
+func (r *Result) Gap() float64 {
+	if r.Plan == nil || r.LowerBound <= 0 {
+		return 0
+	}
+	return float64(r.Peak-r.LowerBound) / float64(r.LowerBound) * 100
+}
+
+// Stats collects what the phases and engines did.
+type Stats struct {
+	// PhaseMillis is the wall time of each phase in milliseconds.
+	PhaseMillis map[string]float64 `json:"phase_ms"`
+	// Heuristics maps planner names to the peaks they reached.
+	Heuristics map[string]int64 `json:"heuristics,omitempty"`
+	// Engines holds engine-specific statistics (nodes, prunes, clauses...).
+	Engines map[string]any `json:"engines,omitempty"`
+}
+
+func (s *Stats) phase(name string, since time.Time) {
+	if s.PhaseMillis == nil {
+		s.PhaseMillis = map[string]float64{}
+	}
+	s.PhaseMillis[name] += float64(time.Since(since).Microseconds()) / 1000
+}

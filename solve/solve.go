@@ -1,0 +1,148 @@
+package solve
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/optalloc/optalloc/heuristics"
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/verify"
+)
+
+// Options control Solve.
+type Options struct {
+	// Method is "auto" (heuristics, then the exact engines), "heuristic"
+	// (the portfolio only), "exact" (the exact engines from the best
+	// heuristic plan), or the name of one planner.
+	Method string
+	// Capacity > 0 turns minimisation into a decision: fit under Capacity
+	// bytes (in the first pool) or prove that nothing does.
+	Capacity int64
+	// TimeLimit bounds the whole solve; 0 means none (the context still
+	// applies).
+	TimeLimit time.Duration
+	// Threads is the number of concurrent workers; 0 means all cores.
+	Threads int
+	// Seed makes randomised planners deterministic.
+	Seed int64
+	// Progress, when set, is called when the best plan improves.
+	Progress func(Progress)
+}
+
+// Methods lists the method names Solve accepts besides planner names.
+var Methods = []string{"auto", "heuristic", "exact"}
+
+// Solve plans p according to opt. The returned plan has passed verify.Check.
+func Solve(ctx context.Context, p *model.Problem, opt Options) (*Result, error) {
+	start := time.Now()
+	if opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
+		defer cancel()
+	}
+	if opt.Threads <= 0 {
+		opt.Threads = runtime.NumCPU()
+	}
+	if opt.Method == "" {
+		opt.Method = "auto"
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if opt.Capacity > 0 {
+		p.SetCapacity(opt.Capacity)
+	}
+	s := &solver{p: p, opt: opt, start: start, res: &Result{Status: Unknown}}
+	t := time.Now()
+	s.res.LowerBound = p.ComputeSweep().MaxLive
+	s.res.Stats.phase("bounds", t)
+
+	if err := s.run(ctx); err != nil {
+		return nil, err
+	}
+	s.finish()
+	return s.res, nil
+}
+
+type solver struct {
+	p     *model.Problem
+	opt   Options
+	start time.Time
+	res   *Result
+}
+
+func (s *solver) run(ctx context.Context) error {
+	var planners []heuristics.Planner
+	switch s.opt.Method {
+	case "auto", "heuristic", "exact":
+		planners = heuristics.All()
+	default:
+		pl, ok := heuristics.ByName(s.opt.Method)
+		if !ok {
+			return fmt.Errorf("unknown method %q (want %s, or a planner: %s)", s.opt.Method,
+				strings.Join(Methods, ", "), strings.Join(heuristics.Names(), ", "))
+		}
+		planners = []heuristics.Planner{pl}
+	}
+	t := time.Now()
+	for _, pl := range planners {
+		plan, err := pl.Plan(ctx, s.p)
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			return fmt.Errorf("planner %s: %w", pl.Name(), err)
+		}
+		if err := s.offer(plan, pl.Name()); err != nil {
+			return err
+		}
+	}
+	s.res.Stats.phase("heuristics", t)
+	return nil
+}
+
+// offer verifies a plan and keeps it when it is the best so far. A plan the
+// verifier rejects is a bug in its planner and is returned as an error.
+func (s *solver) offer(plan *model.Plan, method string) error {
+	if v := verify.Check(s.p, plan); len(v) > 0 {
+		return fmt.Errorf("internal error: planner %s produced an invalid plan (%d violations, first: %s); please report it", method, len(v), v[0])
+	}
+	peak := plan.Peak(s.p)
+	if s.res.Stats.Heuristics == nil {
+		s.res.Stats.Heuristics = map[string]int64{}
+	}
+	if old, ok := s.res.Stats.Heuristics[method]; !ok || peak < old {
+		s.res.Stats.Heuristics[method] = peak
+	}
+	if s.res.Plan == nil || peak < s.res.Peak {
+		s.res.Plan, s.res.Peak, s.res.Method = plan, peak, method
+		if s.opt.Progress != nil {
+			s.opt.Progress(Progress{Elapsed: time.Since(s.start), Peak: peak, LowerBound: s.res.LowerBound, Phase: method})
+		}
+	}
+	return nil
+}
+
+// finish sets the status from the best plan, the bound and the capacity.
+func (s *solver) finish() {
+	r := s.res
+	r.Elapsed = time.Since(s.start)
+	c := s.opt.Capacity
+	switch {
+	case c > 0 && r.LowerBound > c:
+		r.Status, r.Plan = Infeasible, nil
+		r.Reason = fmt.Sprintf("max-live %d exceeds the capacity %d", r.LowerBound, c)
+	case r.Plan == nil:
+		r.Status, r.Reason = Unknown, "no plan was found in time"
+	case c > 0 && r.Peak > c:
+		r.Status, r.Reason = Unknown, fmt.Sprintf("the best plan found needs %d bytes, above the capacity %d; no refutation was found", r.Peak, c)
+		r.Plan = nil
+	case r.Peak <= r.LowerBound:
+		r.Status = Optimal
+	default:
+		r.Status = Feasible
+	}
+}
