@@ -20,7 +20,7 @@ type command struct {
 	name    string
 	args    string // synopsis of the positional arguments
 	summary string
-	long    string // more help, shown by "optalloc help NAME"
+	long    string                  // more help, shown by "optalloc help NAME"
 	flags   func(fs *pflag.FlagSet) // declares the flags
 	run     func(ctx context.Context, env *env, args []string) error
 }
