@@ -174,7 +174,8 @@ func (p *Problem) validateAliases(index map[string]int) error {
 				return p.errorf(j, "alias chain through %q is a cycle", a.Parent)
 			}
 			c, q := &p.Buffers[j], &p.Buffers[k]
-			if a.Delta < 0 || a.Delta+max(c.Size, c.MaxSize) > q.Size {
+			// Written so that a huge Delta cannot wrap around int64.
+			if a.Delta < 0 || a.Delta > q.Size-max(c.Size, c.MaxSize) {
 				return p.errorf(j, "alias at delta %d with size %d does not fit inside parent %q of size %d", a.Delta, c.Size, q.ID, q.Size)
 			}
 			if c.Pin != nil {
