@@ -3,6 +3,7 @@ package solve
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"time"
@@ -55,7 +56,7 @@ func Solve(ctx context.Context, p *model.Problem, opt Options) (*Result, error) 
 	if opt.Capacity > 0 {
 		p.SetCapacity(opt.Capacity)
 	}
-	s := &solver{p: p, opt: opt, start: start, res: &Result{Status: Unknown}}
+	s := &solver{p: p, opt: opt, start: start, res: &Result{Status: Unknown}, overCapacity: math.MaxInt64}
 	t := time.Now()
 	s.res.LowerBound = p.ComputeSweep().MaxLive
 	s.res.Stats.phase("bounds", t)
@@ -72,6 +73,8 @@ type solver struct {
 	opt   Options
 	start time.Time
 	res   *Result
+	// overCapacity is the smallest peak among plans that did not fit.
+	overCapacity int64
 }
 
 func (s *solver) run(ctx context.Context) error {
@@ -104,11 +107,16 @@ func (s *solver) run(ctx context.Context) error {
 	return nil
 }
 
-// offer verifies a plan and keeps it when it is the best so far. A plan the
-// verifier rejects is a bug in its planner and is returned as an error.
+// offer verifies a plan and keeps it when it is the best so far. A plan that
+// only exceeds a pool's capacity does not fit and is not kept; any other
+// violation is a bug in its planner and is returned as an error.
 func (s *solver) offer(plan *model.Plan, method string) error {
-	if v := verify.Check(s.p, plan); len(v) > 0 {
-		return fmt.Errorf("internal error: planner %s produced an invalid plan (%d violations, first: %s); please report it", method, len(v), v[0])
+	fits := true
+	for _, v := range verify.Check(s.p, plan) {
+		if v.Kind != verify.OutOfCapacity {
+			return fmt.Errorf("internal error: planner %s produced an invalid plan (%s); please report it", method, v)
+		}
+		fits = false
 	}
 	peak := plan.Peak(s.p)
 	if s.res.Stats.Heuristics == nil {
@@ -116,6 +124,10 @@ func (s *solver) offer(plan *model.Plan, method string) error {
 	}
 	if old, ok := s.res.Stats.Heuristics[method]; !ok || peak < old {
 		s.res.Stats.Heuristics[method] = peak
+	}
+	if !fits {
+		s.overCapacity = min(s.overCapacity, peak)
+		return nil
 	}
 	if s.res.Plan == nil || peak < s.res.Peak {
 		s.res.Plan, s.res.Peak, s.res.Method = plan, peak, method
@@ -135,11 +147,11 @@ func (s *solver) finish() {
 	case c > 0 && r.LowerBound > c:
 		r.Status, r.Plan = Infeasible, nil
 		r.Reason = fmt.Sprintf("max-live %d exceeds the capacity %d", r.LowerBound, c)
+	case r.Plan == nil && s.overCapacity < math.MaxInt64:
+		r.Peak = s.overCapacity
+		r.Status, r.Reason = Unknown, fmt.Sprintf("the best plan found needs %d bytes, above the capacity; no refutation was found", r.Peak)
 	case r.Plan == nil:
 		r.Status, r.Reason = Unknown, "no plan was found in time"
-	case c > 0 && r.Peak > c:
-		r.Status, r.Reason = Unknown, fmt.Sprintf("the best plan found needs %d bytes, above the capacity %d; no refutation was found", r.Peak, c)
-		r.Plan = nil
 	case r.Peak <= r.LowerBound:
 		r.Status = Optimal
 	default:

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// cli runs the command in-process and returns exit code, stdout and stderr.
+func cli(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const shared = "../../../shared/benchmarks"
+
+func needShared(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(shared); err != nil {
+		t.Skipf("shared benchmark data not found at %s (it sits beside the repository in CI)", shared)
+	}
+}
+
+var summaryLine = regexp.MustCompile(`^peak=\d+ lower_bound=\d+ gap=\d+\.\d\d% status=(optimal|feasible|infeasible|unknown) method=\S+ time=\d+\.\d+s$`)
+
+func TestPlanExampleWritesVerifiedPlan(t *testing.T) {
+	dir := t.TempDir()
+	for _, out := range []string{"plan.csv", "plan.json"} {
+		path := filepath.Join(dir, out)
+		code, _, stderr := cli(t, "", "plan", "../../examples/tiny-cnn.csv", "-o", path, "--time-limit", "5s")
+		require.Equal(t, 0, code, stderr)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		assert.Regexp(t, summaryLine, lines[len(lines)-1])
+		code, stdout, stderr := cli(t, "", "verify", "../../examples/tiny-cnn.csv", path)
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, stdout, "valid: 12 buffers")
+	}
+}
+
+func TestPlanJSONReportsPeak(t *testing.T) {
+	code, stdout, stderr := cli(t, "", "plan", "../../examples/tiny-cnn.csv", "--json", "--quiet")
+	require.Equal(t, 0, code, stderr)
+	var j map[string]any
+	require.NoError(t, json.Unmarshal([]byte(stdout), &j))
+	for _, k := range []string{"peak", "lower_bound", "gap_percent", "status", "method", "time_seconds", "stats"} {
+		assert.Contains(t, j, k)
+	}
+	assert.Empty(t, stderr, "--quiet prints nothing on stderr")
+}
+
+func TestBadInputExits2WithPositionAndNoOutput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "bad.csv")
+	require.NoError(t, os.WriteFile(in, []byte("id,lower,upper,size\na,0,3,4\nb,5,2,4\n"), 0o644))
+	out := filepath.Join(dir, "out.csv")
+	code, stdout, stderr := cli(t, "", "plan", in, "-o", out)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, in+":3: buffer \"b\": lifetime [5, 2) is empty: end must be after start\n", stderr)
+	_, err := os.Stat(out)
+	assert.True(t, os.IsNotExist(err), "no output file may be left behind")
+	entries, _ := os.ReadDir(dir)
+	assert.Len(t, entries, 1, "no temporary file may be left behind")
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "Usage"},
+		{"unknown command", []string{"frobnicate"}, "unknown command"},
+		{"unknown flag", []string{"plan", "--frob", "x.csv"}, "unknown flag"},
+		{"missing input", []string{"plan"}, "want exactly one INPUT"},
+		{"unknown method", []string{"plan", "../../examples/tiny-cnn.csv", "--method", "nope"}, "unknown method"},
+		{"bad capacity", []string{"plan", "x.csv", "--capacity", "12XB"}, "not a byte count"},
+		{"missing file", []string{"plan", "does-not-exist.csv"}, "does-not-exist.csv: cannot open"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cli(t, "", tc.args...)
+			assert.Equal(t, 2, code)
+			assert.Contains(t, stdout+stderr, tc.want)
+		})
+	}
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	for _, c := range []string{"plan", "verify", "bounds"} {
+		code, stdout, _ := cli(t, "", "help", c)
+		assert.Equal(t, 0, code)
+		assert.Contains(t, stdout, "Usage: optalloc "+c)
+	}
+}
+
+func TestStdinInput(t *testing.T) {
+	code, stdout, stderr := cli(t, "id,lower,upper,size\na,0,2,4\nb,1,3,4\nc,2,4,4", "plan", "-", "-o", "-", "--quiet")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "id,lower,upper,size,offset\n", strings.SplitAfter(stdout, "\n")[0])
+	assert.Len(t, strings.Split(strings.TrimSpace(stdout), "\n"), 4)
+}
+
+func TestCapacityDecision(t *testing.T) {
+	// max-live of the example is 1018880: below it is refuted by the bound.
+	code, _, stderr := cli(t, "", "plan", "../../examples/tiny-cnn.csv", "--capacity", "1000000")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "status=infeasible")
+	code, _, stderr = cli(t, "", "plan", "../../examples/tiny-cnn.csv", "--capacity", "1018880")
+	assert.Equal(t, 0, code, stderr)
+}
+
+func TestVerifyAllZeroPlanNamesOverlaps(t *testing.T) {
+	needShared(t)
+	in := filepath.Join(shared, "minimalloc/A.1048576.csv")
+	data, err := os.ReadFile(in)
+	require.NoError(t, err)
+	var plan strings.Builder
+	plan.WriteString("id,offset\n")
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n")[1:] {
+		plan.WriteString(strings.Split(line, ",")[0] + ",0\n")
+	}
+	path := filepath.Join(t.TempDir(), "zero.csv")
+	require.NoError(t, os.WriteFile(path, []byte(plan.String()), 0o644))
+	code, stdout, stderr := cli(t, "", "verify", in, path)
+	assert.Equal(t, 1, code)
+	assert.Regexp(t, `overlap: buffers "\d+" \[\d+, \d+\) and "\d+" \[\d+, \d+\) share bytes`, stdout)
+	assert.Contains(t, stderr, "the plan is invalid")
+}
+
+func TestBoundsMatchSharedReadme(t *testing.T) {
+	needShared(t)
+	for file, maxLive := range map[string]string{
+		"minimalloc/D.1048576.csv":       "986112",
+		"minimalloc/J.1048576.csv":       "989184",
+		"minimalloc/A.1048576.csv":       "1048576",
+		"traces/mindspore-resnet50.csv":  "1515472556",
+		"traces/mindspore-tiny_bert.csv": "758936113",
+		"traces/mindspore-bert_base.csv": "15734934689",
+		"traces/iopddl-G_1.csv":          "3030937746",
+		"traces/iree-mobilebert.csv":     "1674240",
+	} {
+		code, stdout, stderr := cli(t, "", "bounds", filepath.Join(shared, file))
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, stdout, " max_live="+maxLive+" ", file)
+	}
+}
+
+func TestPlanHeuristicOnSharedVerifies(t *testing.T) {
+	needShared(t)
+	out := filepath.Join(t.TempDir(), "a.csv")
+	in := filepath.Join(shared, "minimalloc/A.1048576.csv")
+	code, _, stderr := cli(t, "", "plan", in, "--method", "heuristic", "-o", out)
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = cli(t, "", "verify", in, out)
+	assert.Equal(t, 0, code, stderr)
+}
