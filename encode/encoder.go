@@ -1,0 +1,372 @@
+package encode
+
+import (
+	"fmt"
+		"slices"
+
+	"github.com/go-air/gini"
+	"github.com/go-air/gini/z"
+)
+
+// encoder is the CNF of "the items fit under height H" for every H up to
+// hmax. Offsets are order-encoded over sparse domains: le[k][t] is the
+// literal [o_k ≤ dom[k][t]] (the last value is implied). Each conflicting
+// pair has one orientation literal. A height H < hmax is a literal h(H)
+// that implies o_k ≤ H − s_k for every item, so the solver is asked for H
+// through an assumption and keeps its learned clauses for the next H.
+type encoder struct {
+	s     *gini.Gini
+	items []item // all of size > 0, units
+	hmax  int64
+	opt   Options
+	dom   [][]int64
+	le    [][]z.Lit
+	tru   z.Lit
+	pairs map[[2]int]z.Lit // (i, j), i < j → [i below j]
+	hs    []hlit           // height literals by ascending H
+	cov   map[[2]int64]z.Lit
+	secs  []section
+	refl  int // the item kept in the lower half, -1 for none
+
+	vars, clauses int64
+	conflicts     int64
+	calls         int
+}
+
+type hlit struct {
+	h int64
+	l z.Lit
+}
+
+// domains computes the candidate offsets of every item under height hmax:
+// admissible values in [0, hmax − s], restricted to subset sums of the
+// other sizes (push-down normal form) when no item is pinned or aligned.
+func domains(items []item, hmax int64, filter bool) [][]int64 {
+	for i := range items {
+		if items[i].pin >= 0 || len(items[i].congs) > 0 {
+			filter = false
+		}
+	}
+	var sums [][]uint64
+	if filter {
+		sums = subsetSums(items, hmax)
+	}
+	dom := make([][]int64, len(items))
+	for i := range items {
+		it := &items[i]
+		top := hmax - it.size
+		var d []int64
+		if it.pin >= 0 {
+			if it.pin <= top {
+				d = []int64{it.pin}
+			}
+		} else {
+			for v := int64(0); v <= top; v++ {
+				if it.admissible(v) && (sums == nil || sums[i][v/64]&(1<<(v%64)) != 0) {
+					d = append(d, v)
+				}
+			}
+		}
+		dom[i] = d
+	}
+	return dom
+}
+
+// subsetSums returns for every item the bitset of the sums ≤ hmax of
+// subsets of the other items' sizes: O(n² · hmax / 64).
+func subsetSums(items []item, hmax int64) [][]uint64 {
+	w := int(hmax/64 + 1)
+	out := make([][]uint64, len(items))
+	for i := range items {
+		set := make([]uint64, w)
+		set[0] = 1
+		for j := range items {
+			if j == i || items[j].size == 0 || items[j].size > hmax {
+				continue
+			}
+			s := items[j].size
+			ws, bs := int(s/64), uint(s%64)
+			for k := w - 1; k >= ws; k-- {
+				v := set[k-ws] << bs
+				if bs > 0 && k-ws-1 >= 0 {
+					v |= set[k-ws-1] >> (64 - bs)
+				}
+				set[k] |= v
+			}
+		}
+		out[i] = set
+	}
+	return out
+}
+
+// estimate returns upper bounds on the variables and clauses of the
+// encoding before it is built.
+func estimate(items []item, dom [][]int64) (vars, clauses int64) {
+	for i := range items {
+		vars += int64(len(dom[i]))
+		clauses += int64(len(dom[i]))
+		for j := i + 1; j < len(items); j++ {
+			if items[i].conflicts(&items[j]) {
+				vars++
+				clauses += int64(len(dom[i]) + len(dom[j]) + 2)
+			}
+		}
+	}
+	return vars, clauses
+}
+
+// newEncoder builds the base encoding of the items under hmax, or refuses
+// with a reason when it would exceed the budget. infeasible is true when
+// some item cannot be placed under hmax at all.
+func newEncoder(items []item, hmax int64, opt Options) (e *encoder, infeasible bool, refused string) {
+	dom := domains(items, hmax, !opt.NoDomainFilter)
+	for i := range dom {
+		if len(dom[i]) == 0 {
+			return nil, true, ""
+		}
+	}
+	v, c := estimate(items, dom)
+	if v > opt.maxVars() || c > opt.maxClauses() {
+		return nil, false, fmt.Sprintf("encoding of %d buffers over %d units would need ~%d variables and ~%d clauses (budget %d, %d)",
+			len(items), hmax, v, c, opt.maxVars(), opt.maxClauses())
+	}
+	e = &encoder{s: gini.NewVc(int(v)+16, int(c)+16), items: items, hmax: hmax, opt: opt, dom: dom,
+		pairs: map[[2]int]z.Lit{}, cov: map[[2]int64]z.Lit{}, refl: -1}
+	e.tru = e.lit()
+	e.s.Add(e.tru)
+	e.s.Add(0)
+	e.clauses++
+	e.le = make([][]z.Lit, len(items))
+	for k := range items {
+		m := len(dom[k])
+		e.le[k] = make([]z.Lit, m-1)
+		for t := range e.le[k] {
+			e.le[k][t] = e.lit()
+			if t > 0 {
+				e.add(e.le[k][t-1].Not(), e.le[k][t])
+			}
+		}
+	}
+	same := func(a, b *item) bool {
+		return a.start == b.start && a.end == b.end && a.size == b.size && a.pin < 0 && b.pin < 0 && slices.Equal(a.congs, b.congs)
+	}
+	for i := range items {
+		for j := i + 1; j < len(items); j++ {
+			if !items[i].conflicts(&items[j]) {
+				continue
+			}
+			l := e.lit()
+			e.pairs[[2]int{i, j}] = l
+			if !opt.NoSymmetry && same(&items[i], &items[j]) {
+				e.add(l) // identical buffers: the lower index goes below
+			} else {
+				e.below(l.Not(), j, i)
+			}
+			e.below(l, i, j)
+		}
+	}
+	e.secs = sections(items, seq(len(items)))
+	if !opt.NoSymmetry {
+		e.refl = reflectable(items)
+	}
+	return e, false, ""
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// reflectable picks the item kept in the lower half: the largest (then the
+// longest-lived, then the first), or -1 when reflection is not a symmetry
+// (pins or congruences).
+func reflectable(items []item) int {
+	best := -1
+	for i := range items {
+		it := &items[i]
+		if it.pin >= 0 || len(it.congs) > 0 {
+			return -1
+		}
+		if best < 0 || it.size > items[best].size ||
+			(it.size == items[best].size && it.end-it.start > items[best].end-items[best].start) {
+			best = i
+		}
+	}
+	// Identical items are ordered by index, so the lowest of the group is
+	// the one that may be constrained.
+	for i := 0; i < best; i++ {
+		a, b := &items[i], &items[best]
+		if a.start == b.start && a.end == b.end && a.size == b.size {
+			return i
+		}
+	}
+	return best
+}
+
+func (e *encoder) lit() z.Lit {
+	e.vars++
+	return e.s.Lit()
+}
+
+// add adds a clause, dropping false literals and skipping satisfied clauses.
+func (e *encoder) add(ls ...z.Lit) {
+	fal := e.tru.Not()
+	n := 0
+	for _, l := range ls {
+		if l == e.tru {
+			return
+		}
+		if l == fal {
+			continue
+		}
+		ls[n] = l
+		n++
+	}
+	for _, l := range ls[:n] {
+		e.s.Add(l)
+	}
+	e.s.Add(0)
+	e.clauses++
+}
+
+// leq returns the literal [o_k ≤ a] (possibly the constant true or false).
+func (e *encoder) leq(k int, a int64) z.Lit {
+	d := e.dom[k]
+	if a < d[0] {
+		return e.tru.Not()
+	}
+	if a >= d[len(d)-1] {
+		return e.tru
+	}
+	t, found := slices.BinarySearch(d, a)
+	if !found {
+		t--
+	}
+	return e.le[k][t]
+}
+
+// below adds l → o_i + s_i ≤ o_j.
+func (e *encoder) below(l z.Lit, i, j int) {
+	si := e.items[i].size
+	var prev z.Lit
+	for t, v := range e.dom[i] {
+		b := e.leq(j, v+si-1)
+		if b == e.tru.Not() || b == prev {
+			continue
+		}
+		prev = b
+		a := e.tru.Not()
+		if t > 0 {
+			a = e.le[i][t-1]
+		}
+		e.add(l.Not(), a, b.Not())
+		if b == e.tru {
+			break
+		}
+	}
+}
+
+// height returns the literal "every item ends at or below h", creating it
+// (with its cover and reflection clauses) on first use. ok is false when
+// the cover clauses would exceed the budget; they are then left out.
+func (e *encoder) height(h int64) z.Lit {
+	k, found := slices.BinarySearchFunc(e.hs, h, func(x hlit, h int64) int { return int(x.h - h) })
+	if found {
+		return e.hs[k].l
+	}
+	l := e.lit()
+	e.hs = slices.Insert(e.hs, k, hlit{h, l})
+	if k+1 < len(e.hs) {
+		e.add(l.Not(), e.hs[k+1].l)
+	}
+	if k > 0 {
+		e.add(e.hs[k-1].l.Not(), l)
+	}
+	for i := range e.items {
+		e.add(l.Not(), e.leq(i, h-e.items[i].size))
+	}
+	if e.refl >= 0 {
+		r := e.refl
+		e.add(l.Not(), e.leq(r, (h-e.items[r].size)/2))
+	}
+	if !e.opt.NoCover {
+		e.cover(l, h)
+	}
+	return l
+}
+
+// cover adds, for every section whose load equals h, that each address
+// unit below h is covered by one of the section's items.
+func (e *encoder) cover(l z.Lit, h int64) {
+	seen := map[string]bool{}
+	for _, s := range e.secs {
+		if s.load != h {
+			continue
+		}
+		key := fmt.Sprint(s.items)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if e.clauses+h*int64(2*len(s.items)+1) > e.opt.maxClauses() {
+			return
+		}
+		cl := make([]z.Lit, 0, len(s.items)+1)
+		for u := int64(0); u < h; u++ {
+			cl = append(cl[:0], l.Not())
+			done := false
+			for _, i := range s.items {
+				c := e.covers(i, u)
+				if c == e.tru {
+					done = true
+					break
+				}
+				if c != e.tru.Not() {
+					cl = append(cl, c)
+				}
+			}
+			if !done {
+				e.add(cl...)
+			}
+		}
+	}
+}
+
+// covers returns a literal that implies o_i ≤ u < o_i + s_i.
+func (e *encoder) covers(i int, u int64) z.Lit {
+	a, b := e.leq(i, u), e.leq(i, u-e.items[i].size)
+	fal := e.tru.Not()
+	if a == fal || b == e.tru {
+		return fal
+	}
+	if a == e.tru && b == fal {
+		return e.tru
+	}
+	key := [2]int64{int64(i), u}
+	if c, ok := e.cov[key]; ok {
+		return c
+	}
+	c := e.lit()
+	e.add(c.Not(), a)
+	e.add(c.Not(), b.Not())
+	e.cov[key] = c
+	return c
+}
+
+// offsets decodes the model of the last satisfiable call.
+func (e *encoder) offsets() []int64 {
+	off := make([]int64, len(e.items))
+	for k, d := range e.dom {
+		off[k] = d[len(d)-1]
+		for t, l := range e.le[k] {
+			if e.s.Value(l) {
+				off[k] = d[t]
+				break
+			}
+		}
+	}
+	return off
+}

@@ -1,0 +1,95 @@
+package encode
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/optalloc/optalloc/model"
+)
+
+// Minimise lowers the peak of pool 0 from the incumbent (nil: a first-fit
+// packing) downwards. One encoding is built at the incumbent's peak − 1
+// unit; every smaller height is asked through an assumption, so learned
+// clauses carry over. Each better plan is passed to onImprove (may be nil).
+// It returns the best plan and the best lower bound proven: the largest of
+// lowerBound, max-live and, when a height was refuted on an exact item
+// model, that height + 1 unit (then equal to the peak: the plan is
+// optimal). Pool capacities are ignored. Stats.Reason says why it stopped
+// early.
+func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options,
+	onImprove func(*model.Plan)) (*model.Plan, int64, Stats, error) {
+	in, err := newInstance(p)
+	if err != nil {
+		return nil, 0, Stats{}, err
+	}
+	st := Stats{Scale: in.g}
+	g := in.g
+	s := in.positive()
+	lb := max(lowerBound, p.ComputeSweep().MaxLive)
+	best := incumbent
+	off := s.gravity(incumbent)
+	if off == nil {
+		best = nil
+		off = s.firstFit()
+		if err := checkItems(s.items, off, peakOf(s.items, off)); err != nil {
+			return nil, lb, st, fmt.Errorf("encode: no valid starting packing (conflicting pins?): %w", err)
+		}
+	}
+	peak := peakOf(s.items, off)
+	if best == nil || peak*g < best.Peak(p) {
+		best = in.toPlan(s.full(off))
+		if incumbent != nil && onImprove != nil {
+			onImprove(best)
+		}
+	}
+	// Stop descending at the item model's own bound (units, rounded up).
+	stop := max((lb+g-1)/g, maxLive(s.items, seq(len(s.items))))
+	if !in.exact {
+		st.Reason = "conservative item model (" + in.why + "): refutations prove nothing"
+	}
+	if peak <= stop {
+		if in.exact {
+			lb = max(lb, peak*g)
+		}
+		return best, min(lb, best.Peak(p)), st, nil
+	}
+	e, inf, refused := newEncoder(s.items, peak-1, opt)
+	if inf {
+		if in.exact {
+			lb = max(lb, peak*g)
+		}
+		return best, lb, st, nil
+	}
+	if refused != "" {
+		st.Reason = refused
+		return best, lb, st, nil
+	}
+	defer func() { st.add(e.stats()) }()
+	for peak > stop {
+		h := peak - 1
+		switch e.solve(ctx, e.height(h)) {
+		case 1:
+			o := e.offsets()
+			if err := checkItems(s.items, o, h); err != nil {
+				return best, lb, st, err
+			}
+			peak = peakOf(s.items, o)
+			best = in.toPlan(s.full(o))
+			if onImprove != nil {
+				onImprove(best)
+			}
+		case -1:
+			if in.exact {
+				lb = max(lb, peak*g)
+			}
+			return best, lb, st, nil
+		default:
+			st.Reason = "stopped: " + context.Cause(ctx).Error()
+			return best, lb, st, nil
+		}
+	}
+	if in.exact {
+		lb = max(lb, peak*g)
+	}
+	return best, lb, st, nil
+}

@@ -1,0 +1,114 @@
+package encode
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Options selects the encoding techniques and the resource limits. The zero
+// value turns every technique on with the default budgets.
+type Options struct {
+	// NoCover drops the cover clauses: every address unit of a section whose
+	// load equals the height must be covered by one of its buffers.
+	NoCover bool
+	// NoSymmetry drops symmetry breaking (one buffer reflected into the lower
+	// half of the height; identical buffers ordered by index).
+	NoSymmetry bool
+	// NoDomainFilter keeps every aligned offset in a domain instead of only
+	// the subset sums of the other sizes (push-down normal form).
+	NoDomainFilter bool
+	// MaxVars and MaxClauses bound the size of one encoding; an encoding
+	// that would exceed either is refused (Unknown with a reason) before it
+	// is built. 0 means DefaultMaxVars / DefaultMaxClauses.
+	MaxVars, MaxClauses int64
+	// Slice is how often a running solve checks the context (0 = 10ms).
+	Slice int64
+	// WindowBuffers bounds the number of buffers of a time window tried by
+	// ProveLowerBound (0 = 60).
+	WindowBuffers int
+	// RoundUnits lists the unit sizes (bytes) ProveLowerBound tries for the
+	// rounded-down relaxation; nil means none.
+	RoundUnits []int64
+}
+
+// Default budgets for one encoding.
+const (
+	DefaultMaxVars    = 2_000_000
+	DefaultMaxClauses = 6_000_000
+)
+
+func (o *Options) maxVars() int64 {
+	if o.MaxVars > 0 {
+		return o.MaxVars
+	}
+	return DefaultMaxVars
+}
+
+func (o *Options) maxClauses() int64 {
+	if o.MaxClauses > 0 {
+		return o.MaxClauses
+	}
+	return DefaultMaxClauses
+}
+
+func (o *Options) windowBuffers() int {
+	if o.WindowBuffers > 0 {
+		return o.WindowBuffers
+	}
+	return 60
+}
+
+// Stats counts the work done. Vars and Clauses are those of the encodings
+// built (summed when several were); Conflicts are gini's conflict count.
+type Stats struct {
+	Vars      int64  `json:"vars"`
+	Clauses   int64  `json:"clauses"`
+	Conflicts int64  `json:"conflicts"`
+	Calls     int    `json:"calls"`
+	Encodings int    `json:"encodings"`
+	// Reason says why an answer is Unknown (budget refused, conservative
+	// model, time out) or how a bound was proven.
+	Reason string `json:"reason,omitempty"`
+	// Scale is the unit (GCD) of the last encoding, in bytes.
+	Scale int64 `json:"scale"`
+}
+
+func (s *Stats) add(t Stats) {
+	s.Vars += t.Vars
+	s.Clauses += t.Clauses
+	s.Conflicts += t.Conflicts
+	s.Calls += t.Calls
+	s.Encodings += t.Encodings
+	if t.Reason != "" {
+		s.Reason = t.Reason
+	}
+	if t.Scale != 0 {
+		s.Scale = t.Scale
+	}
+}
+
+// Status is the answer of a decision.
+type Status int
+
+// The answers of Decide.
+const (
+	Unknown Status = iota
+	Feasible
+	Infeasible
+)
+
+// String returns "unknown", "feasible" or "infeasible".
+func (s Status) String() string {
+	switch s {
+	case Feasible:
+		return "feasible"
+	case Infeasible:
+		return "infeasible"
+	case Unknown:
+		return "unknown"
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// MarshalJSON writes the status as its name.
+func (s Status) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
