@@ -1,56 +1,172 @@
 package heuristics
 
-import "github.com/optalloc/optalloc/model"
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/optalloc/optalloc/model"
+)
 
 // item is what a heuristic places: a buffer, or an alias group folded into
 // its root (the group spans the union of its members' lifetimes and the
-// root's bytes). Gaps are ignored: an item occupies its whole rectangle,
-// which is conservative and so always valid.
+// root's bytes). MiniMalloc gaps are ignored: an item occupies its whole
+// rectangle [start, end) × [offset, offset+size), which is conservative and
+// so always valid. Elastic buffers are planned at their minimum size.
 type item struct {
 	start, end int64
 	size       int64
-	align      int64
+	align      int64 // the offset must be ≡ phase (mod align)
+	phase      int64
 	pin        int64 // -1 when free
+	pool       int   // index into Problem.PoolList()
 	root       int   // buffer index of the root
+	pools      []int // allowed pools in order of preference (nil = any)
 }
 
-// items folds the problem into items and returns, for every buffer, the
-// item it belongs to and its byte delta inside the item's root.
-func items(p *model.Problem) (its []item, of []int, delta []int64) {
+// up returns the smallest offset ≥ v that honours the item's alignment.
+func (it *item) up(v int64) int64 {
+	if it.align <= 1 {
+		return v
+	}
+	r := (v - it.phase) % it.align
+	if r < 0 {
+		r += it.align
+	}
+	if r == 0 {
+		return v
+	}
+	return v + it.align - r
+}
+
+// instance is a problem folded into items.
+type instance struct {
+	p     *model.Problem
+	its   []item
+	of    []int   // buffer → item
+	delta []int64 // buffer → byte delta inside its item
+}
+
+// maxPhaseSearch bounds the search for an alias group's offset residue.
+const maxPhaseSearch = 1 << 20
+
+// newInstance folds a problem into items. Every buffer's offset must be a
+// multiple of its own alignment and of its pool's; for an alias group this
+// gives congruences on the root offset, solved here into (align, phase).
+// It returns an error naming the buffer when the problem is not valid or
+// when an alias group's alignments cannot all be met.
+func newInstance(p *model.Problem) (*instance, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
 	n := len(p.Buffers)
-	of = make([]int, n)
-	delta = make([]int64, n)
+	in := &instance{p: p, of: make([]int, n), delta: make([]int64, n)}
+	pools := p.PoolList()
 	var index map[string]int
 	pos := make([]int, n)
+	members := map[int][]int{}
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
 		pos[i] = -1
 		if b.Alias != nil {
+			if index == nil {
+				index = p.Index()
+			}
+			r, d := p.Root(i, index)
+			in.delta[i] = d
+			members[r] = append(members[r], i)
 			continue
 		}
-		it := item{start: b.Start, end: b.End, size: b.Size, align: b.Alignment(), pin: -1, root: i}
+		it := item{start: b.Start, end: b.End, size: b.Size, align: 1, pin: -1, root: i}
 		if b.Pin != nil {
 			it.pin = *b.Pin
 		}
-		pos[i] = len(its)
-		of[i] = len(its)
-		its = append(its, it)
-	}
-	for i := range p.Buffers {
-		b := &p.Buffers[i]
-		if b.Alias == nil {
-			continue
+		for _, name := range b.Pools {
+			it.pools = append(it.pools, p.PoolIndex(name))
 		}
-		if index == nil {
-			index = p.Index()
-		}
-		r, d := p.Root(i, index)
-		of[i], delta[i] = pos[r], d
-		it := &its[pos[r]]
-		it.start, it.end = min(it.start, b.Start), max(it.end, b.End)
-		it.align = lcm(it.align, b.Alignment())
+		pos[i] = len(in.its)
+		in.its = append(in.its, it)
 	}
-	return its, of, delta
+	for k := range in.its {
+		it := &in.its[k]
+		group := append([]int{it.root}, members[it.root]...)
+		// The pool: the root's first preference that every member allows.
+		it.pool = -1
+		cands := it.pools
+		if cands == nil {
+			cands = []int{0}
+		}
+		for _, q := range cands {
+			ok := true
+			for _, m := range group[1:] {
+				if l := p.Buffers[m].Pools; len(l) > 0 && !slices.Contains(l, pools[q].Name) {
+					ok = false
+				}
+			}
+			if ok {
+				it.pool = q
+				break
+			}
+		}
+		if it.pool < 0 {
+			return nil, fmt.Errorf("%s: buffer %q: no pool is allowed by every member of its alias group", p.Where(it.root), p.Buffers[it.root].ID)
+		}
+		var reqs [][2]int64 // (alignment, delta)
+		for _, m := range group {
+			b := &p.Buffers[m]
+			in.of[m] = k
+			it.start, it.end = min(it.start, b.Start), max(it.end, b.End)
+			a := lcm(b.Alignment(), pools[it.pool].Alignment())
+			reqs = append(reqs, [2]int64{a, in.delta[m]})
+		}
+		if err := it.solvePhase(reqs); err != nil {
+			return nil, fmt.Errorf("%s: buffer %q: %v", p.Where(it.root), p.Buffers[it.root].ID, err)
+		}
+		if it.pin >= 0 && it.up(it.pin) != it.pin {
+			return nil, fmt.Errorf("%s: buffer %q: pinned offset %d breaks the alignment of the buffer, its pool or its aliases", p.Where(it.root), p.Buffers[it.root].ID, it.pin)
+		}
+	}
+	return in, nil
+}
+
+// solvePhase finds (align, phase) such that offset ≡ phase (mod align)
+// exactly when offset+delta is a multiple of a for every requirement.
+func (it *item) solvePhase(reqs [][2]int64) error {
+	L := int64(1)
+	for _, r := range reqs {
+		L = lcm(L, r[0])
+		if L > 1<<40 {
+			return fmt.Errorf("the alignments of the alias group are too large (lcm > 2^40)")
+		}
+	}
+	it.align = L
+	simple := true
+	for _, r := range reqs {
+		if r[1]%r[0] != 0 {
+			simple = false
+		}
+	}
+	if simple {
+		return nil
+	}
+	step := reqs[0][0] // the root's own requirement (delta 0)
+	if L/step > maxPhaseSearch {
+		return fmt.Errorf("the alignments of the alias group are too large to combine")
+	}
+	for x := int64(0); x < L; x += step {
+		ok := true
+		for _, r := range reqs {
+			if (x+r[1])%r[0] != 0 {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			it.phase = x
+			return nil
+		}
+	}
+	return fmt.Errorf("no offset meets the alignments of every member of the alias group")
 }
 
 func gcd(a, b int64) int64 {
@@ -62,18 +178,116 @@ func gcd(a, b int64) int64 {
 
 func lcm(a, b int64) int64 { return a / gcd(a, b) * b }
 
-// toPlan turns item offsets into a plan (pool 0, minimum sizes).
-func toPlan(p *model.Problem, offsets []int64, of []int, delta []int64) *model.Plan {
-	pl := model.NewPlan(p)
-	for i := range pl.Placements {
-		pl.Placements[i].Offset = offsets[of[i]] + delta[i]
-	}
-	return pl
-}
-
 func alignUp(v, a int64) int64 {
 	if r := v % a; r != 0 {
 		return v + a - r
 	}
 	return v
+}
+
+// plan turns item offsets and pools into a plan (minimum sizes granted).
+func (in *instance) plan(offsets []int64, pools []int) *model.Plan {
+	pl := model.NewPlan(in.p)
+	for i := range pl.Placements {
+		k := in.of[i]
+		pl.Placements[i].Offset = offsets[k] + in.delta[i]
+		if pools != nil {
+			pl.Placements[i].Pool = pools[k]
+		} else {
+			pl.Placements[i].Pool = in.its[k].pool
+		}
+	}
+	return pl
+}
+
+// singlePool is a planner of the items of one pool: it returns an offset
+// for every item.
+type singlePool func(ctx context.Context, its []item) ([]int64, error)
+
+// perPool runs a single-pool planner on the items of each pool (the pool of
+// an item is its first preference) and assembles the plan.
+func perPool(ctx context.Context, p *model.Problem, f singlePool) (*model.Plan, error) {
+	in, err := newInstance(p)
+	if err != nil {
+		return nil, err
+	}
+	offsets, err := in.perPool(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return in.plan(offsets, nil), nil
+}
+
+func (in *instance) perPool(ctx context.Context, f singlePool) ([]int64, error) {
+	offsets := make([]int64, len(in.its))
+	npools := len(in.p.PoolList())
+	if npools == 1 {
+		return f(ctx, in.its)
+	}
+	for q := 0; q < npools; q++ {
+		var idx []int
+		var sub []item
+		for k := range in.its {
+			if in.its[k].pool == q {
+				idx = append(idx, k)
+				sub = append(sub, in.its[k])
+			}
+		}
+		if len(sub) == 0 {
+			continue
+		}
+		off, err := f(ctx, sub)
+		if err != nil {
+			return nil, err
+		}
+		for j, k := range idx {
+			offsets[k] = off[j]
+		}
+	}
+	return offsets, nil
+}
+
+// peakOf returns max(offset+size) over the items.
+func peakOf(its []item, offsets []int64) int64 {
+	var peak int64
+	for k := range its {
+		if its[k].size > 0 {
+			peak = max(peak, offsets[k]+its[k].size)
+		}
+	}
+	return peak
+}
+
+// maxLive returns the largest sum of sizes of items live at one time: a
+// lower bound on the peak of any placement of these items.
+func maxLive(its []item) int64 {
+	type ev struct{ t, d int64 }
+	evs := make([]ev, 0, 2*len(its))
+	for k := range its {
+		if its[k].size > 0 {
+			evs = append(evs, ev{its[k].start, its[k].size}, ev{its[k].end, -its[k].size})
+		}
+	}
+	slices.SortFunc(evs, func(a, b ev) int {
+		if a.t != b.t {
+			return cmp64(a.t, b.t)
+		}
+		return cmp64(a.d, b.d) // ends (negative) before starts
+	})
+	var load, best int64
+	for _, e := range evs {
+		load += e.d
+		best = max(best, load)
+	}
+	return best
+}
+
+func cmp64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

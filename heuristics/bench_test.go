@@ -1,0 +1,29 @@
+package heuristics
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkPlanners times every planner on mindspore-bert_base (5620
+// buffers) and reports the gap to max-live.
+func BenchmarkPlanners(b *testing.B) {
+	f := filepath.Join(benchDir, "traces/mindspore-bert_base.csv")
+	benchFiles(b) // skips when the data is absent
+	prob := loadBench(b, f)
+	ml := prob.ComputeSweep().MaxLive
+	for _, pl := range All() {
+		b.Run(pl.Name(), func(b *testing.B) {
+			var peak int64
+			for b.Loop() {
+				plan, err := pl.Plan(context.Background(), prob)
+				if err != nil {
+					b.Fatal(err)
+				}
+				peak = plan.Peak(prob)
+			}
+			b.ReportMetric(100*float64(peak-ml)/float64(ml), "gap%")
+		})
+	}
+}

@@ -1,0 +1,180 @@
+package heuristics
+
+import (
+	"context"
+	"slices"
+)
+
+// chunkCap is the largest number of entries in one chunk of the placer's
+// offset-ordered list: inserting costs O(chunkCap), scanning O(n).
+const chunkCap = 256
+
+// chunk is a run of placed items of the placer's list, in offset order:
+// their lifetimes as packed time ranks (start<<32 | end, compact for a
+// fast scan) and their byte ranges, plus the hull of their lifetimes so
+// that a chunk with no item live in the queried window is skipped whole.
+type chunk struct {
+	se         []uint64
+	sp         []span
+	minS, maxE int32
+}
+
+type span struct{ lo, hi int64 }
+
+// placer drops items, in a given order, into the gaps left by the already
+// placed items they conflict with (the TFLite/XLA heap simulator). Placed
+// items sit in a list ordered by offset, cut into chunks so that inserting
+// is cheap; placing an item scans the list once: O(n) per item, no
+// conflict graph (which is quadratic in memory on traces with many
+// long-lived tensors).
+type placer struct {
+	its    []item
+	rs, re []int32 // time ranks of every item
+	off    []int64
+	placed []bool
+	chunks []*chunk
+}
+
+func newPlacer(its []item) *placer {
+	pc := &placer{its: its, off: make([]int64, len(its)), placed: make([]bool, len(its))}
+	pc.rs, pc.re = timeRanks(its)
+	return pc
+}
+
+// timeRanks compresses the starts and ends of the items to ranks.
+func timeRanks(its []item) (rs, re []int32) {
+	ts := make([]int64, 0, 2*len(its))
+	for k := range its {
+		ts = append(ts, its[k].start, its[k].end)
+	}
+	slices.Sort(ts)
+	ts = slices.Compact(ts)
+	rs, re = make([]int32, len(its)), make([]int32, len(its))
+	for k := range its {
+		a, _ := slices.BinarySearch(ts, its[k].start)
+		b, _ := slices.BinarySearch(ts, its[k].end)
+		rs[k], re[k] = int32(a), int32(b)
+	}
+	return rs, re
+}
+
+func (pc *placer) reset() {
+	clear(pc.placed)
+	pc.chunks = pc.chunks[:0]
+}
+
+func (c *chunk) hull() {
+	c.minS, c.maxE = 1<<31-1, 0
+	for _, v := range c.se {
+		c.minS, c.maxE = min(c.minS, int32(v>>32)), max(c.maxE, int32(uint32(v)))
+	}
+}
+
+// insert adds item k (already given its offset) to the list.
+func (pc *placer) insert(k int) {
+	pc.placed[k] = true
+	if pc.its[k].size == 0 {
+		return
+	}
+	o := pc.off[k]
+	if len(pc.chunks) == 0 {
+		pc.chunks = append(pc.chunks, &chunk{se: make([]uint64, 0, chunkCap), sp: make([]span, 0, chunkCap)})
+	}
+	// the first chunk whose last entry is above o
+	c := 0
+	for c < len(pc.chunks)-1 {
+		if ch := pc.chunks[c]; ch.sp[len(ch.sp)-1].lo > o {
+			break
+		}
+		c++
+	}
+	ch := pc.chunks[c]
+	i, _ := slices.BinarySearchFunc(ch.sp, o, func(x span, o int64) int {
+		if x.lo <= o {
+			return -1
+		}
+		return 1
+	})
+	s, e := pc.rs[k], pc.re[k]
+	ch.se = slices.Insert(ch.se, i, uint64(s)<<32|uint64(e))
+	ch.sp = slices.Insert(ch.sp, i, span{o, o + pc.its[k].size})
+	if len(ch.se) == 1 {
+		ch.minS, ch.maxE = s, e
+	}
+	ch.minS, ch.maxE = min(ch.minS, s), max(ch.maxE, e)
+	if len(ch.se) >= chunkCap {
+		h := len(ch.se) / 2
+		nc := &chunk{se: append(make([]uint64, 0, chunkCap), ch.se[h:]...), sp: append(make([]span, 0, chunkCap), ch.sp[h:]...)}
+		ch.se, ch.sp = ch.se[:h], ch.sp[:h]
+		ch.hull()
+		nc.hull()
+		pc.chunks = slices.Insert(pc.chunks, c+1, nc)
+	}
+}
+
+// run places the pinned items at their pins, then the others in order
+// (pinned entries of order are skipped), and returns the peak.
+func (pc *placer) run(ctx context.Context, order []int32, firstFit bool) (int64, error) {
+	pc.reset()
+	var peak int64
+	for k := range pc.its {
+		if it := &pc.its[k]; it.pin >= 0 {
+			pc.off[k] = it.pin
+			pc.insert(k)
+			if it.size > 0 {
+				peak = max(peak, it.pin+it.size)
+			}
+		}
+	}
+	for n, k := range order {
+		if n&255 == 255 && ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		if pc.placed[k] {
+			continue
+		}
+		o := pc.fit(int(k), firstFit)
+		pc.off[k] = o
+		pc.insert(int(k))
+		if sz := pc.its[k].size; sz > 0 {
+			peak = max(peak, o+sz)
+		}
+	}
+	return peak, nil
+}
+
+// fit returns the offset for item k: the best (smallest) or first (lowest)
+// gap among the placed conflicting items that holds it, else the top.
+func (pc *placer) fit(k int, firstFit bool) int64 {
+	it := &pc.its[k]
+	if it.size == 0 {
+		return it.up(0)
+	}
+	s, e, size := pc.rs[k], pc.re[k], it.size
+	best, bestGap := int64(-1), int64(-1)
+	var top int64
+	for _, ch := range pc.chunks {
+		if ch.minS >= e || s >= ch.maxE {
+			continue
+		}
+		for j, v := range ch.se {
+			if int32(v>>32) >= e || s >= int32(uint32(v)) {
+				continue
+			}
+			x := ch.sp[j]
+			if gap := x.lo - top; gap >= size && (bestGap < 0 || gap < bestGap || firstFit) {
+				if c := it.up(top); x.lo-c >= size {
+					if firstFit {
+						return c
+					}
+					best, bestGap = c, gap
+				}
+			}
+			top = max(top, x.hi)
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	return it.up(top)
+}
