@@ -1,8 +1,8 @@
 package model
 
 import (
-	"bufio"
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -108,21 +108,31 @@ func ReadPlan(r io.Reader, name string, p *Problem) (*Plan, error) {
 		}
 		return pl, nil
 	}
-	return pl, readPlanCSV(data, name, set)
+	if err := readPlanCSV(data, name, set); err != nil {
+		return nil, err
+	}
+	return pl, nil
 }
 
 func readPlanCSV(data []byte, name string, set func(int, string, int64, string, int64, bool) error) error {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<16), 1<<26)
-	line := 0
+	// encoding/csv, like ReadCSV: WriteCSV quotes ids holding commas or quotes.
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	cr.TrimLeadingSpace = true
 	col := map[string]int{}
-	for sc.Scan() {
-		line++
-		text := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(text) == "" {
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return csvError(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}
-		rec := strings.Split(text, ",")
 		if len(col) == 0 {
 			for i, h := range rec {
 				h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
@@ -141,7 +151,7 @@ func readPlanCSV(data []byte, name string, set func(int, string, int64, string, 
 		}
 		get := func(c string) string {
 			if i, ok := col[c]; ok && i < len(rec) {
-				return strings.Trim(strings.TrimSpace(rec[i]), `"`)
+				return strings.TrimSpace(rec[i])
 			}
 			return ""
 		}
@@ -159,9 +169,6 @@ func readPlanCSV(data []byte, name string, set func(int, string, int64, string, 
 		if err := set(line, get("id"), off, get("pool"), size, granted != ""); err != nil {
 			return err
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return &InputError{File: name, Msg: err.Error()}
 	}
 	if len(col) == 0 {
 		return &InputError{File: name, Msg: "plan: empty file"}
