@@ -56,16 +56,35 @@ func Solve(ctx context.Context, p *model.Problem, opt Options) (*Result, error) 
 	if opt.Capacity > 0 {
 		p.SetCapacity(opt.Capacity)
 	}
-	s := &solver{p: p, opt: opt, start: start, res: &Result{Status: Unknown}, overCapacity: math.MaxInt64}
-	t := time.Now()
-	s.res.LowerBound = p.ComputeSweep().MaxLive
-	s.res.Stats.phase("bounds", t)
-
-	if err := s.run(ctx); err != nil {
+	if err := checkMethod(opt.Method); err != nil {
+		return nil, err
+	}
+	s := &solver{p: p, opt: opt, start: start}
+	if len(p.PoolList()) == 1 {
+		return s.solveSingle(ctx)
+	}
+	s.res = s.newResult()
+	if err := s.solveTiers(ctx); err != nil {
 		return nil, err
 	}
 	s.finish()
+	if s.res.Plan != nil && s.res.Status != Infeasible {
+		s.res.Status = s.tierStatus
+	}
 	return s.res, nil
+}
+
+func checkMethod(m string) error {
+	for _, v := range Methods {
+		if m == v {
+			return nil
+		}
+	}
+	if _, ok := heuristics.ByName(m); ok {
+		return nil
+	}
+	return fmt.Errorf("unknown method %q (want %s, or a planner: %s)", m,
+		strings.Join(Methods, ", "), strings.Join(heuristics.Names(), ", "))
 }
 
 type solver struct {
@@ -75,27 +94,61 @@ type solver struct {
 	res   *Result
 	// overCapacity is the smallest peak among plans that did not fit.
 	overCapacity int64
+	// tierStatus is the status of a multi-pool solve before merging.
+	tierStatus Status
 }
 
-func (s *solver) run(ctx context.Context) error {
-	var planners []heuristics.Planner
-	switch s.opt.Method {
-	case "auto", "heuristic", "exact":
-		planners = heuristics.All()
-	default:
-		pl, ok := heuristics.ByName(s.opt.Method)
-		if !ok {
-			return fmt.Errorf("unknown method %q (want %s, or a planner: %s)", s.opt.Method,
-				strings.Join(Methods, ", "), strings.Join(heuristics.Names(), ", "))
-		}
+func (s *solver) newResult() *Result {
+	s.overCapacity = math.MaxInt64
+	return &Result{Status: Unknown}
+}
+
+// child returns a solver for a sub-problem with the same options.
+func (s *solver) child(sub *model.Problem) *solver {
+	c := &solver{p: sub, opt: s.opt, start: s.start}
+	c.opt.Progress = nil
+	return c
+}
+
+// solveSingle runs the pipeline on a single-pool problem.
+func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
+	s.res = s.newResult()
+	t := time.Now()
+	s.res.LowerBound = s.p.ComputeSweep().MaxLive
+	s.res.Stats.phase("bounds", t)
+	if err := s.runHeuristics(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.runExact(ctx); err != nil {
+		return nil, err
+	}
+	s.finish()
+	return s.res, nil
+}
+
+// heuristicOnly runs only the heuristics on a single-pool problem.
+func (s *solver) heuristicOnly(ctx context.Context) (*Result, error) {
+	s.res = s.newResult()
+	s.res.LowerBound = s.p.ComputeSweep().MaxLive
+	if err := s.runHeuristics(ctx); err != nil {
+		return nil, err
+	}
+	s.finish()
+	return s.res, nil
+}
+
+func (s *solver) runHeuristics(ctx context.Context) error {
+	planners := heuristics.All()
+	if pl, ok := heuristics.ByName(s.opt.Method); ok {
 		planners = []heuristics.Planner{pl}
 	}
 	t := time.Now()
+	defer s.res.Stats.phase("heuristics", t)
 	for _, pl := range planners {
 		plan, err := pl.Plan(ctx, s.p)
 		if err != nil {
 			if ctx.Err() != nil {
-				break
+				return nil
 			}
 			return fmt.Errorf("planner %s: %w", pl.Name(), err)
 		}
@@ -103,7 +156,11 @@ func (s *solver) run(ctx context.Context) error {
 			return err
 		}
 	}
-	s.res.Stats.phase("heuristics", t)
+	return nil
+}
+
+// runExact closes the gap with the exact engines (methods auto and exact).
+func (s *solver) runExact(ctx context.Context) error {
 	return nil
 }
 
@@ -142,7 +199,10 @@ func (s *solver) offer(plan *model.Plan, method string) error {
 func (s *solver) finish() {
 	r := s.res
 	r.Elapsed = time.Since(s.start)
-	c := s.opt.Capacity
+	var c int64
+	if pools := s.p.PoolList(); len(pools) == 1 {
+		c = pools[0].Capacity
+	}
 	switch {
 	case c > 0 && r.LowerBound > c:
 		r.Status, r.Plan = Infeasible, nil

@@ -38,6 +38,7 @@ The summary line goes to stderr:
 }
 
 func planFlags(fs *pflag.FlagSet) {
+	fs.StringArray("pool", nil, "add a memory pool NAME:CAPACITY[:ALIGN] for inputs without pools; repeat, fastest first (CAPACITY 0 = unbounded)")
 	fs.Var(new(byteSize), "capacity", "decide whether the plan fits in this many bytes (e.g. 1048576 or 1MiB); 0 = minimise")
 	fs.Duration("time-limit", 10*time.Second, "stop searching after this long and return the best plan found")
 	fs.String("method", "auto", "auto | exact | heuristic | a planner name (see below)")
@@ -106,6 +107,9 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := applyPools(e, p, args[0]); err != nil {
+		return err
+	}
 	opt := solve.Options{Method: method, Capacity: capacity, TimeLimit: limit, Threads: threads, Seed: seed}
 	if !quiet && progressReporter != nil {
 		report, done := progressReporter(e)
@@ -154,6 +158,46 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		return &exitError{code: 1, msg: string(res.Status) + ": " + res.Reason}
 	}
 	return nil
+}
+
+// applyPools installs the --pool flags on a problem without pools.
+func applyPools(e *env, p *model.Problem, input string) error {
+	specs, _ := e.flags.GetStringArray("pool")
+	pools, err := parsePools(specs)
+	if err != nil || len(pools) == 0 {
+		return err
+	}
+	if len(p.Pools) > 0 {
+		return usageErr("%s defines pools already; --pool is for inputs without pools", input)
+	}
+	p.Pools = pools
+	return p.Validate()
+}
+
+// parsePools reads --pool NAME:CAPACITY[:ALIGN] values; ranks follow the
+// order given.
+func parsePools(specs []string) ([]model.Pool, error) {
+	var pools []model.Pool
+	for rank, spec := range specs {
+		parts := strings.Split(spec, ":")
+		if len(parts) < 2 || len(parts) > 3 || parts[0] == "" {
+			return nil, usageErr("--pool %q: want NAME:CAPACITY[:ALIGN]", spec)
+		}
+		q := model.Pool{Name: parts[0], Rank: rank}
+		var c, a byteSize
+		if err := c.Set(parts[1]); err != nil {
+			return nil, usageErr("--pool %q: capacity %v", spec, err)
+		}
+		q.Capacity = int64(c)
+		if len(parts) == 3 {
+			if err := a.Set(parts[2]); err != nil || a == 0 {
+				return nil, usageErr("--pool %q: alignment must be a positive integer", spec)
+			}
+			q.Align = int64(a)
+		}
+		pools = append(pools, q)
+	}
+	return pools, nil
 }
 
 func writePlan(e *env, path string, p *model.Problem, plan *model.Plan) error {

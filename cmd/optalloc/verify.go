@@ -20,6 +20,7 @@ func init() {
 (optionally pool and granted), such as 'plan -o x.csv' writes, or a JSON plan.
 The checker shares no code with the planners.`,
 		flags: func(fs *pflag.FlagSet) {
+			fs.StringArray("pool", nil, "the pools given to plan with --pool NAME:CAPACITY[:ALIGN] (repeat, fastest first)")
 			fs.Var(new(byteSize), "capacity", "also require every buffer to end within this many bytes (first pool)")
 			fs.Bool("json", false, "print the result as JSON on stdout")
 			fs.Int("max", 50, "list at most this many violations (0 = all)")
@@ -44,6 +45,9 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	maxList, _ := e.flags.GetInt("max")
 	p, err := loadProblem(e, args[0])
 	if err != nil {
+		return err
+	}
+	if err := applyPools(e, p, args[0]); err != nil {
 		return err
 	}
 	if capacity > 0 {

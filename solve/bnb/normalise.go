@@ -1,0 +1,250 @@
+package bnb
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/optalloc/optalloc/model"
+)
+
+// item is what the engine places: a buffer, or an alias group folded into
+// its root. A group occupies the root's bytes over the union of its
+// members' lifetimes. Gaps are ignored: an item occupies its whole
+// rectangle, which is conservative (every plan found is valid, but a plan
+// that would need a gap's bytes is not found, and "infeasible" then means
+// "infeasible without using gaps").
+type item struct {
+	start, end int64
+	size       int64
+	align      int64
+	pin        int64 // -1 when free
+}
+
+// folded is a problem reduced to items, scaled by the GCD of sizes,
+// alignments and pins.
+type folded struct {
+	items []item  // scaled sizes, aligns, pins; original times
+	of    []int   // buffer → item
+	delta []int64 // buffer → byte delta inside its item (unscaled)
+	scale int64
+}
+
+// fold validates p and reduces it to items. Aliased members require
+// (root offset + delta) to honour their own alignment; the engine supports
+// that when delta is a multiple of the member's alignment (the root's
+// alignment becomes the LCM), and reports an error otherwise.
+func fold(p *model.Problem) (*folded, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	n := len(p.Buffers)
+	f := &folded{of: make([]int, n), delta: make([]int64, n)}
+	pos := make([]int, n)
+	for i := range p.Buffers {
+		b := &p.Buffers[i]
+		pos[i] = -1
+		if b.Alias != nil {
+			continue
+		}
+		it := item{start: b.Start, end: b.End, size: b.Size, align: b.Alignment(), pin: -1}
+		if b.Pin != nil {
+			it.pin = *b.Pin
+		}
+		pos[i] = len(f.items)
+		f.of[i] = len(f.items)
+		f.items = append(f.items, it)
+	}
+	var index map[string]int
+	for i := range p.Buffers {
+		b := &p.Buffers[i]
+		if b.Alias == nil {
+			continue
+		}
+		if index == nil {
+			index = p.Index()
+		}
+		r, d := p.Root(i, index)
+		f.of[i], f.delta[i] = pos[r], d
+		it := &f.items[pos[r]]
+		if d%b.Alignment() != 0 {
+			return nil, fmt.Errorf("%s: buffer %q: alias delta %d is not a multiple of its alignment %d (not supported by the exact engine)", p.Where(i), b.ID, d, b.Alignment())
+		}
+		it.start, it.end = min(it.start, b.Start), max(it.end, b.End)
+		it.align = lcm(it.align, b.Alignment())
+		if it.pin >= 0 && it.pin%it.align != 0 {
+			return nil, fmt.Errorf("%s: buffer %q: pin %d of alias root breaks the alignment %d of its alias members", p.Where(r), p.Buffers[r].ID, it.pin, it.align)
+		}
+	}
+	var g int64
+	for _, it := range f.items {
+		g = gcd(g, it.size)
+		if it.align > 1 {
+			g = gcd(g, it.align)
+		}
+		if it.pin > 0 {
+			g = gcd(g, it.pin)
+		}
+	}
+	if g == 0 {
+		g = 1
+	}
+	f.scale = g
+	for k := range f.items {
+		it := &f.items[k]
+		it.size /= g
+		it.align = max(1, it.align/g)
+		if it.pin > 0 {
+			it.pin /= g
+		}
+	}
+	return f, nil
+}
+
+// comp is one independent component of the folded problem, compressed and
+// ready to search. Items of size 0 are not in it.
+type comp struct {
+	items   []int // item indices in the folded problem
+	n       int
+	size    []int64
+	align   []int64
+	pin     []int64
+	start   []int32 // time ranks
+	end     []int32
+	conf    [][]int32 // conflicting items (local indices)
+	secLo   []int32   // item's sections [secLo, secHi)
+	secHi   []int32
+	nsec    int
+	secLoad []int64 // total size per section
+	maxLive int64
+	maxPin  int64 // largest pin+size (a lower bound on the peak)
+}
+
+// components splits the positive-size items into independent components
+// (time points no item spans) and builds each.
+func (f *folded) components() []*comp {
+	var idx []int
+	for k, it := range f.items {
+		if it.size > 0 {
+			idx = append(idx, k)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return cmpInt64(f.items[a].start, f.items[b].start)
+	})
+	var out []*comp
+	var cur []int
+	var end int64
+	for _, k := range idx {
+		it := f.items[k]
+		if len(cur) > 0 && it.start >= end {
+			out = append(out, f.build(cur))
+			cur = nil
+		}
+		if len(cur) == 0 {
+			end = it.end
+		}
+		cur = append(cur, k)
+		end = max(end, it.end)
+	}
+	if len(cur) > 0 {
+		out = append(out, f.build(cur))
+	}
+	return out
+}
+
+func (f *folded) build(idx []int) *comp {
+	n := len(idx)
+	c := &comp{items: idx, n: n, size: make([]int64, n), align: make([]int64, n), pin: make([]int64, n),
+		start: make([]int32, n), end: make([]int32, n), conf: make([][]int32, n),
+		secLo: make([]int32, n), secHi: make([]int32, n)}
+	times := make([]int64, 0, 2*n)
+	for i, k := range idx {
+		it := f.items[k]
+		c.size[i], c.align[i], c.pin[i] = it.size, it.align, it.pin
+		times = append(times, it.start, it.end)
+		if it.pin >= 0 {
+			c.maxPin = max(c.maxPin, it.pin+it.size)
+		}
+	}
+	slices.Sort(times)
+	times = slices.Compact(times)
+	rank := func(t int64) int32 {
+		r, _ := slices.BinarySearch(times, t)
+		return int32(r)
+	}
+	T := len(times)
+	starts := make([]bool, T)
+	ends := make([]bool, T)
+	for i, k := range idx {
+		it := f.items[k]
+		c.start[i], c.end[i] = rank(it.start), rank(it.end)
+		starts[c.start[i]] = true
+		ends[c.end[i]] = true
+	}
+	// Sections: maximal cliques, i.e. slots [t, t+1) entered by a start and
+	// left by an end. secOf[t] is the number of sections before slot t.
+	secOf := make([]int32, T+1)
+	var secSlots []int32
+	for t := 0; t+1 < T; t++ {
+		secOf[t] = int32(len(secSlots))
+		if starts[t] && ends[t+1] {
+			secSlots = append(secSlots, int32(t))
+		}
+	}
+	secOf[T-1] = int32(len(secSlots))
+	secOf[T] = int32(len(secSlots))
+	c.nsec = len(secSlots)
+	c.secLoad = make([]int64, c.nsec)
+	for i := 0; i < n; i++ {
+		c.secLo[i], c.secHi[i] = secOf[c.start[i]], secOf[c.end[i]]
+		for s := c.secLo[i]; s < c.secHi[i]; s++ {
+			c.secLoad[s] += c.size[i]
+		}
+	}
+	for _, l := range c.secLoad {
+		c.maxLive = max(c.maxLive, l)
+	}
+	// Conflicts: sweep by start rank.
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return int(c.start[a]) - int(c.start[b]) })
+	for x := 0; x < n; x++ {
+		a := order[x]
+		for y := x + 1; y < n && c.start[order[y]] < c.end[a]; y++ {
+			b := order[y]
+			c.conf[a] = append(c.conf[a], b)
+			c.conf[b] = append(c.conf[b], a)
+		}
+	}
+	return c
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+func lcm(a, b int64) int64 { return a / gcd(a, b) * b }
+
+func alignUp(v, a int64) int64 {
+	if a > 1 {
+		if r := v % a; r != 0 {
+			return v + a - r
+		}
+	}
+	return v
+}

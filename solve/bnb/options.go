@@ -1,0 +1,136 @@
+package bnb
+
+import (
+	"runtime"
+	"time"
+)
+
+// Options configures the engine. The zero value enables every technique
+// and runs one worker per CPU.
+type Options struct {
+	// Pruning techniques, each can be switched off to measure its effect.
+	NoSectionInference bool // section floor + unplaced total > capacity ⇒ prune
+	NoDominance        bool // an unplaced item that fits below the candidate ⇒ skip
+	NoUnplacedShortcut bool // items conflicting with nothing unplaced are placed without branching
+	NoComponents       bool // do not split the problem at time points nothing spans
+	NoMemo             bool // do not remember failed states (hash-free proofs)
+
+	// Threads is the number of portfolio workers (default runtime.NumCPU()).
+	// With 1 the search is deterministic.
+	Threads int
+	// Seed drives the "random" static order.
+	Seed int64
+	// Orders names the static orders of the portfolio, from "length",
+	// "size", "area", "section", "start", "random" (default: all).
+	Orders []string
+	// NodeLimit is the node budget of one order in the first round of the
+	// portfolio; it doubles every round (default 8192).
+	NodeLimit int64
+}
+
+func (o *Options) threads() int {
+	if o.Threads > 0 {
+		return o.Threads
+	}
+	return runtime.NumCPU()
+}
+
+func (o *Options) orders() []string {
+	if len(o.Orders) > 0 {
+		return o.Orders
+	}
+	return orderNames
+}
+
+func (o *Options) flags() flags {
+	return flags{sections: !o.NoSectionInference, dominance: !o.NoDominance,
+		shortcut: !o.NoUnplacedShortcut, memo: !o.NoMemo}
+}
+
+// Status is the outcome of a decision.
+type Status int
+
+// Decision outcomes.
+const (
+	Unknown    Status = iota // time limit or cancellation before an answer
+	Feasible                 // a plan within the capacity was found
+	Infeasible               // the search was exhausted: no plan fits
+)
+
+func (s Status) String() string {
+	switch s {
+	case Feasible:
+		return "feasible"
+	case Infeasible:
+		return "infeasible"
+	}
+	return "unknown"
+}
+
+// MarshalText makes a Status print as its name in JSON.
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Kinds of prune counted in Stats.Prunes.
+const (
+	pruneSection   = iota // section floor + unplaced total above capacity
+	pruneDominance        // an item fits below the candidate (or below the last placement)
+	pruneCanonical        // a pinned item can no longer come in canonical order
+	pruneMemo             // a remembered failed state
+	pruneCapacity         // a placement leaves an item above capacity or past its pin
+	numPrune
+)
+
+var pruneNames = [numPrune]string{"section", "dominance", "canonical", "memo", "capacity"}
+
+// counters are the hot-loop statistics of one worker.
+type counters struct {
+	Nodes, Backtracks, Forced int64
+	prunes                    [numPrune]int64
+}
+
+func (c *counters) add(o *counters) {
+	c.Nodes += o.Nodes
+	c.Backtracks += o.Backtracks
+	c.Forced += o.Forced
+	for k := range c.prunes {
+		c.prunes[k] += o.prunes[k]
+	}
+}
+
+// Stats describes a search. Counts add up over all workers and steps.
+type Stats struct {
+	Nodes      int64            `json:"nodes"`
+	Backtracks int64            `json:"backtracks"`
+	Forced     int64            `json:"forced"` // placements made by the unplaced shortcut
+	Prunes     map[string]int64 `json:"prunes"`
+	Components int              `json:"components"`
+	Rounds     int              `json:"rounds"`            // portfolio rounds (node limit doublings) of the last decision
+	Winner     string           `json:"winner,omitempty"`  // static order that gave the last answer
+	Decisions  int              `json:"decisions"`         // capacities decided (Minimise)
+	Scale      int64            `json:"scale"`             // GCD the problem was divided by
+	Elapsed    time.Duration    `json:"elapsed_ns"`        // wall time of the call
+	Steps      []Step           `json:"steps,omitempty"`   // Minimise: one entry per capacity tried
+	Exact      bool             `json:"exact"`             // false when gaps or alias lifetimes made the model conservative
+	Note       string           `json:"note,omitempty"`    // why a proof was not claimed
+}
+
+// Step is one decision made by Minimise.
+type Step struct {
+	Capacity int64         `json:"capacity"`
+	Status   Status        `json:"status"`
+	Peak     int64         `json:"peak,omitempty"`
+	Nodes    int64         `json:"nodes"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
+}
+
+func (st *Stats) absorb(c *counters) {
+	st.Nodes += c.Nodes
+	st.Backtracks += c.Backtracks
+	st.Forced += c.Forced
+	if st.Prunes == nil {
+		st.Prunes = map[string]int64{}
+	}
+	for k, v := range c.prunes {
+		st.Prunes[pruneNames[k]] += v
+	}
+}

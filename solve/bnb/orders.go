@@ -1,0 +1,63 @@
+package bnb
+
+import (
+	"math/rand/v2"
+	"slices"
+)
+
+// Static orders give the canonical tie-break and the order in which equal
+// candidates are tried. The portfolio runs several of them.
+var orderNames = []string{"length", "size", "area", "section", "start", "random"}
+
+// staticOrder returns the items of c in the order named by kind; "random"
+// shuffles with the given seed, the others break ties by item index.
+func staticOrder(c *comp, kind string, seed uint64) []int32 {
+	n := c.n
+	o := make([]int32, n)
+	for i := range o {
+		o[i] = int32(i)
+	}
+	length := func(i int32) int64 { return int64(c.end[i] - c.start[i]) }
+	secMax := make([]int64, n)
+	for i := 0; i < n; i++ {
+		for s := c.secLo[i]; s < c.secHi[i]; s++ {
+			secMax[i] = max(secMax[i], c.secLoad[s])
+		}
+	}
+	keys := func(i int32) [3]int64 {
+		switch kind {
+		case "size":
+			return [3]int64{-c.size[i], -length(i), int64(c.start[i])}
+		case "area":
+			return [3]int64{-c.size[i] * length(i), -c.size[i], int64(c.start[i])}
+		case "section":
+			return [3]int64{-secMax[i], -length(i), -c.size[i]}
+		case "start":
+			return [3]int64{int64(c.start[i]), -length(i), -c.size[i]}
+		default: // length
+			return [3]int64{-length(i), -c.size[i], int64(c.start[i])}
+		}
+	}
+	if kind == "random" {
+		rng := rand.New(rand.NewPCG(seed, 0x6f7074616c6c6f63))
+		rng.Shuffle(n, func(a, b int) { o[a], o[b] = o[b], o[a] })
+		return o
+	}
+	// Pinned items first: they are fixed, so trying them early is cheap.
+	slices.SortStableFunc(o, func(a, b int32) int {
+		if pa, pb := c.pin[a] >= 0, c.pin[b] >= 0; pa != pb {
+			if pa {
+				return -1
+			}
+			return 1
+		}
+		ka, kb := keys(a), keys(b)
+		for k := range ka {
+			if ka[k] != kb[k] {
+				return cmpInt64(ka[k], kb[k])
+			}
+		}
+		return 0
+	})
+	return o
+}

@@ -1,0 +1,106 @@
+package bnb
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// compSolver decides capacities for one component with a portfolio of
+// static orders. Its searchers (and their tables of failed states) live as
+// long as the solver, so what one decision learned helps the next, smaller
+// capacity.
+type compSolver struct {
+	c        *comp
+	opt      Options
+	names    []string
+	orders   [][]int32
+	searcher []*searcher
+	count    []counters
+}
+
+func newCompSolver(c *comp, opt Options) *compSolver {
+	cs := &compSolver{c: c, opt: opt}
+	for k, name := range opt.orders() {
+		cs.names = append(cs.names, name)
+		cs.orders = append(cs.orders, staticOrder(c, name, uint64(opt.Seed)+uint64(k)))
+	}
+	cs.searcher = make([]*searcher, len(cs.orders))
+	cs.count = make([]counters, len(cs.orders))
+	return cs
+}
+
+// decideResult is the answer of one decision.
+type decideResult struct {
+	status Status
+	off    []int64 // scaled item offsets (local indices) when feasible
+	winner string
+	rounds int
+}
+
+// decide runs the portfolio at the given (scaled) capacity: every worker
+// owns some static orders and runs them in turn, each with a node limit
+// that doubles every round; the first complete answer (a plan, or an
+// exhausted search) wins and stops the others.
+func (cs *compSolver) decide(ctx context.Context, capacity int64) decideResult {
+	c := cs.c
+	if capacity < c.maxLive || capacity < c.maxPin {
+		return decideResult{status: Infeasible, winner: "bound"}
+	}
+	threads := min(cs.opt.threads(), len(cs.orders))
+	base := cs.opt.NodeLimit
+	if base <= 0 {
+		base = 8192
+	}
+	var stop atomic.Bool
+	var once sync.Once
+	res := decideResult{status: Unknown}
+	var wg sync.WaitGroup
+	for w := 0; w < threads; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for round := 0; ; round++ {
+				for k := w; k < len(cs.orders); k += threads {
+					if stop.Load() || ctx.Err() != nil {
+						return
+					}
+					s := cs.searcher[k]
+					if s == nil {
+						s = newSearcher(c, cs.orders[k], cs.opt.flags(), &cs.count[k])
+						cs.searcher[k] = s
+					}
+					s.stop, s.ctx = &stop, ctx
+					s.reset(capacity)
+					s.nodes = 0
+					s.limit = base << min(round, 40)
+					found := s.solve(0)
+					if !found && s.aborted {
+						continue
+					}
+					once.Do(func() {
+						res.winner, res.rounds = cs.names[k], round+1
+						if found {
+							res.status = Feasible
+							res.off = append([]int64(nil), s.off...)
+						} else {
+							res.status = Infeasible
+						}
+						stop.Store(true)
+					})
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	return res
+}
+
+// stats moves the counters of every worker into st.
+func (cs *compSolver) stats(st *Stats) {
+	for k := range cs.count {
+		st.absorb(&cs.count[k])
+		cs.count[k] = counters{}
+	}
+}

@@ -1,0 +1,342 @@
+package bnb
+
+import (
+	"context"
+	"sync/atomic"
+)
+
+// flags are the pruning switches of one search, taken from Options.
+type flags struct {
+	sections, dominance, shortcut, memo bool
+}
+
+// searcher runs the canonical depth-first search on one component with one
+// static order. Its state is changed in place and undone in O(1) per
+// change; the hot loop does not allocate.
+type searcher struct {
+	c     *comp
+	fl    flags
+	rank  []int32 // static rank of each item (canonical tie-break)
+	first int32   // item of rank 0 (head of the unplaced list)
+
+	capacity int64
+	minOff   []int64 // lowest offset an unplaced item can take (aligned)
+	off      []int64 // offsets of placed items
+	placed   []bool
+	deg      []int32 // number of unplaced conflicting items
+	floor    []int64 // per section: top of the placed items
+	unpl     []int64 // per section: total size of the unplaced items
+
+	// Unplaced items in rank order, as a doubly linked list over ranks
+	// (index n is the sentinel): removal and restore are O(1).
+	next, prev []int32
+	byRank     []int32
+
+	trail []undo
+	hash  uint64 // Zobrist hash of (unplaced item, min offset) pairs
+
+	lastOff  int64 // canonical order: the last branching placement
+	lastRank int32
+
+	cands [][]cand // per depth, preallocated
+	stack []int32  // placement order (forced and branching)
+	marks []int    // trail length before each placement
+
+	memo *memo
+
+	nodes, limit int64
+	aborted      bool
+	stop         *atomic.Bool
+	ctx          context.Context
+	st           *counters
+}
+
+type undo struct {
+	idx int32 // ≥ 0: minOff of item idx; < 0: floor of section -idx-1
+	old int64
+}
+
+type cand struct {
+	off  int64
+	rank int32
+	it   int32
+}
+
+func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
+	n := c.n
+	s := &searcher{c: c, fl: fl, rank: make([]int32, n), byRank: order,
+		minOff: make([]int64, n), off: make([]int64, n), placed: make([]bool, n), deg: make([]int32, n),
+		floor: make([]int64, c.nsec), unpl: make([]int64, c.nsec),
+		next: make([]int32, n+1), prev: make([]int32, n+1), cands: make([][]cand, n+1),
+		trail: make([]undo, 0, 4*n), stack: make([]int32, 0, n), marks: make([]int, 0, n), st: st}
+	for r, it := range order {
+		s.rank[it] = int32(r)
+	}
+	for d := range s.cands {
+		s.cands[d] = make([]cand, 0, 8)
+	}
+	if fl.memo {
+		s.memo = newMemo(n)
+	}
+	return s
+}
+
+// reset prepares a fresh search at the given capacity (scaled units).
+func (s *searcher) reset(capacity int64) {
+	c := s.c
+	n := c.n
+	s.capacity = capacity
+	for i := 0; i < n; i++ {
+		s.minOff[i] = 0
+		s.placed[i] = false
+		s.deg[i] = int32(len(c.conf[i]))
+	}
+	copy(s.unpl, c.secLoad)
+	clear(s.floor)
+	// List over ranks: rank r links to r+1; sentinel n.
+	for r := 0; r <= n; r++ {
+		s.next[r] = int32((r + 1) % (n + 1))
+		s.prev[r] = int32((r + n) % (n + 1))
+	}
+	s.trail = s.trail[:0]
+	s.stack = s.stack[:0]
+	s.marks = s.marks[:0]
+	s.hash = 0
+	for i := 0; i < n; i++ {
+		s.hash ^= zobrist(int32(i), 0)
+	}
+	s.lastOff, s.lastRank = 0, -1
+	s.aborted = false
+}
+
+// zobrist mixes an (item, offset) pair into 64 bits (splitmix64).
+func zobrist(i int32, off int64) uint64 {
+	x := uint64(i)*0x9e3779b97f4a7c15 ^ uint64(off)*0xbf58476d1ce4e5b9
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// place puts item i at offset o and propagates: section floors and unplaced
+// totals, minimum offsets and degrees of conflicting items. It returns
+// false when the new state is certainly infeasible (the state is changed
+// anyway; unplaceLast undoes it).
+func (s *searcher) place(i int32, o int64) bool {
+	c := s.c
+	ok := true
+	s.placed[i] = true
+	s.off[i] = o
+	s.hash ^= zobrist(i, s.minOff[i])
+	r := s.rank[i]
+	s.next[s.prev[r]] = s.next[r]
+	s.prev[s.next[r]] = s.prev[r]
+	s.stack = append(s.stack, i)
+	s.marks = append(s.marks, len(s.trail))
+	top := o + c.size[i]
+	if top > s.capacity {
+		ok = false
+	}
+	for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
+		if s.floor[sec] < top {
+			s.trail = append(s.trail, undo{-sec - 1, s.floor[sec]})
+			s.floor[sec] = top
+		}
+		s.unpl[sec] -= c.size[i]
+		if s.fl.sections && s.floor[sec]+s.unpl[sec] > s.capacity && ok {
+			ok = false
+			s.st.prunes[pruneSection]++
+		}
+	}
+	for _, u := range c.conf[i] {
+		if s.placed[u] {
+			continue
+		}
+		s.deg[u]--
+		m := alignUp(top, c.align[u])
+		if m > s.minOff[u] {
+			s.trail = append(s.trail, undo{u, s.minOff[u]})
+			s.hash ^= zobrist(u, s.minOff[u]) ^ zobrist(u, m)
+			s.minOff[u] = m
+			if p := c.pin[u]; p >= 0 {
+				if m > p {
+					ok = false
+				}
+			} else if m+c.size[u] > s.capacity {
+				ok = false
+			}
+		}
+	}
+	return ok
+}
+
+// unplaceLast undoes the last placement.
+func (s *searcher) unplaceLast() {
+	c := s.c
+	i := s.stack[len(s.stack)-1]
+	mark := s.marks[len(s.marks)-1]
+	s.stack = s.stack[:len(s.stack)-1]
+	s.marks = s.marks[:len(s.marks)-1]
+	for k := len(s.trail) - 1; k >= mark; k-- {
+		e := s.trail[k]
+		if e.idx >= 0 {
+			s.hash ^= zobrist(e.idx, s.minOff[e.idx]) ^ zobrist(e.idx, e.old)
+			s.minOff[e.idx] = e.old
+		} else {
+			s.floor[-e.idx-1] = e.old
+		}
+	}
+	s.trail = s.trail[:mark]
+	for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
+		s.unpl[sec] += c.size[i]
+	}
+	for _, u := range c.conf[i] {
+		if !s.placed[u] {
+			s.deg[u]++
+		}
+	}
+	r := s.rank[i]
+	s.next[s.prev[r]] = r
+	s.prev[s.next[r]] = r
+	s.placed[i] = false
+	s.hash ^= zobrist(i, s.minOff[i])
+}
+
+const checkEvery = 1 << 11
+
+// tick counts a node and checks the limits; it reports whether to stop.
+func (s *searcher) tick() bool {
+	s.st.Nodes++
+	s.nodes++
+	if s.nodes&(checkEvery-1) == 0 {
+		if s.stop.Load() || s.ctx.Err() != nil || (s.limit > 0 && s.nodes >= s.limit) {
+			s.aborted = true
+		}
+	}
+	return s.aborted
+}
+
+// solve searches below the current state; it returns true when every item
+// is placed (offsets in s.off) and false on failure or abort (s.aborted).
+func (s *searcher) solve(depth int) bool {
+	if s.tick() {
+		return false
+	}
+	c := s.c
+	n := int32(c.n)
+	// Forced placements: an unplaced item that conflicts with nothing
+	// unplaced goes to its minimum offset without branching, and without
+	// moving the canonical position (it interacts with nothing left).
+	nForced := 0
+	ok := true
+	if s.fl.shortcut {
+		for r := s.next[n]; r != n && ok; r = s.next[r] {
+			i := s.byRank[r]
+			if s.deg[i] != 0 {
+				continue
+			}
+			o := s.minOff[i]
+			if p := c.pin[i]; p >= 0 {
+				o = p
+			}
+			ok = s.place(i, o)
+			nForced++
+		}
+		s.st.Forced += int64(nForced)
+	}
+	if ok && s.branch(depth) {
+		return true
+	}
+	for ; nForced > 0; nForced-- {
+		s.unplaceLast()
+	}
+	return false
+}
+
+// branch tries every canonical, undominated candidate for the next
+// placement.
+func (s *searcher) branch(depth int) bool {
+	c := s.c
+	n := int32(c.n)
+	if s.next[n] == n {
+		return true
+	}
+	var key uint64
+	if s.memo != nil {
+		key = s.hash ^ zobrist(-1-s.lastRank, s.lastOff)
+		if s.memo.failed(key, s.capacity) {
+			s.st.prunes[pruneMemo]++
+			return false
+		}
+	}
+	const inf = int64(1) << 62
+	min1, min2 := inf, inf
+	min1It := int32(-1)
+	cs := s.cands[depth][:0]
+	for r := s.next[n]; r != n; r = s.next[r] {
+		i := s.byRank[r]
+		o := s.minOff[i]
+		if p := c.pin[i]; p >= 0 {
+			if p < s.lastOff || (p == s.lastOff && r < s.lastRank) {
+				// A pinned item can no longer come in canonical order.
+				s.st.prunes[pruneCanonical]++
+				return false
+			}
+			o = p
+		} else if e := o + c.size[i]; e < min2 {
+			if e < min1 {
+				min1, min2, min1It = e, min1, i
+			} else {
+				min2 = e
+			}
+		}
+		if o > s.lastOff || (o == s.lastOff && r > s.lastRank) {
+			// Insert keeping (offset, rank) order: the scan is by rank.
+			k := len(cs)
+			cs = append(cs, cand{})
+			for k > 0 && cs[k-1].off > o {
+				cs[k] = cs[k-1]
+				k--
+			}
+			cs[k] = cand{o, r, i}
+		}
+	}
+	s.cands[depth] = cs
+	if s.fl.dominance && min1 <= s.lastOff {
+		// Some free item fits entirely below the last placement: it
+		// could be lowered there, so this is not a minimal packing.
+		s.st.prunes[pruneDominance]++
+		return false
+	}
+	saveOff, saveRank := s.lastOff, s.lastRank
+	for k := range cs {
+		cd := cs[k]
+		if s.fl.dominance {
+			bound := min1
+			if cd.it == min1It {
+				bound = min2
+			}
+			if bound <= cd.off {
+				s.st.prunes[pruneDominance]++
+				continue
+			}
+		}
+		if s.place(cd.it, cd.off) {
+			s.lastOff, s.lastRank = cd.off, cd.rank
+			if s.solve(depth + 1) {
+				return true
+			}
+			s.lastOff, s.lastRank = saveOff, saveRank
+		}
+		s.unplaceLast()
+		s.st.Backtracks++
+		if s.aborted {
+			return false
+		}
+	}
+	if s.memo != nil {
+		s.memo.store(key, s.capacity)
+	}
+	return false
+}

@@ -1,0 +1,279 @@
+package solve
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/optalloc/optalloc/model"
+)
+
+// Tiers: a problem with several pools is solved in two steps. First every
+// alias group is assigned to a pool, fastest (lowest rank) first, by
+// priority; then each pool is planned as a single-pool problem by the usual
+// pipeline. The priority (highest first) is:
+//
+//  1. latency-critical scratch buffers;
+//  2. the buffer's Weight when it gives one, else its bytes per unit of
+//     lifetime (size / (end − start): big, short-lived buffers carry the most
+//     traffic per byte of the fast pool).
+//
+// A pool takes the longest prefix of its candidates (in priority order) whose
+// plan fits its capacity: a prefix is first filtered by max-live, then
+// planned. Buffers that cannot go to a faster pool spill to the next one; the
+// last pool takes the rest. Pinned buffers go to their first allowed pool.
+// Optimality is claimed per pool only: the split itself is a heuristic.
+
+// group is an alias root with its members, assigned to a pool as one unit.
+type group struct {
+	members  []int
+	start    int64
+	end      int64
+	size     int64
+	priority float64
+	critical bool
+	allowed  map[int]bool // pool indexes; nil = any
+	pinned   bool
+}
+
+func groupsOf(p *model.Problem) []*group {
+	index := p.Index()
+	byRoot := map[int]*group{}
+	var out []*group
+	for i := range p.Buffers {
+		r, _ := p.Root(i, index)
+		g := byRoot[r]
+		if g == nil {
+			rb := &p.Buffers[r]
+			g = &group{start: rb.Start, end: rb.End, size: rb.Size}
+			byRoot[r] = g
+			out = append(out, g)
+		}
+		b := &p.Buffers[i]
+		g.members = append(g.members, i)
+		g.start, g.end = min(g.start, b.Start), max(g.end, b.End)
+		g.critical = g.critical || (b.LatencyCritical && b.Kind == model.Scratch)
+		g.pinned = g.pinned || b.Pin != nil
+		if b.Weight > 0 {
+			g.priority = max(g.priority, b.Weight)
+		}
+		if len(b.Pools) > 0 {
+			allowed := map[int]bool{}
+			for _, name := range b.Pools {
+				if k := p.PoolIndex(name); k >= 0 && (g.allowed == nil || g.allowed[k]) {
+					allowed[k] = true
+				}
+			}
+			g.allowed = allowed
+		}
+	}
+	for _, g := range out {
+		if g.priority == 0 {
+			g.priority = float64(g.size) / float64(g.end-g.start)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		x, y := out[a], out[b]
+		if x.critical != y.critical {
+			return x.critical
+		}
+		return x.priority > y.priority
+	})
+	return out
+}
+
+// subProblem extracts the buffers of groups into a single-pool problem.
+func subProblem(p *model.Problem, pool model.Pool, groups []*group) (*model.Problem, []int) {
+	sub := &model.Problem{Name: p.Name, Pools: []model.Pool{{Name: pool.Name, Capacity: pool.Capacity, Align: pool.Align}}}
+	var back []int
+	for _, g := range groups {
+		for _, i := range g.members {
+			b := p.Buffers[i]
+			b.Pools = nil
+			if a := pool.Alignment(); a > 1 {
+				b.Align = lcm(b.Alignment(), a)
+			}
+			sub.Buffers = append(sub.Buffers, b)
+			back = append(back, i)
+		}
+	}
+	return sub, back
+}
+
+func lcm(a, b int64) int64 {
+	x, y := a, b
+	for y != 0 {
+		x, y = y, x%y
+	}
+	return a / x * b
+}
+
+// solveTiers splits the buffers over the pools and solves each pool.
+func (s *solver) solveTiers(ctx context.Context) error {
+	p := s.p
+	pools := p.PoolList()
+	order := make([]int, len(pools))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return pools[order[a]].Rank < pools[order[b]].Rank })
+	left := groupsOf(p)
+	assigned := make([][]*group, len(pools))
+	// Pinned groups go to their first allowed pool (in the buffer's order).
+	var free []*group
+	for _, g := range left {
+		if !g.pinned {
+			free = append(free, g)
+			continue
+		}
+		k := order[0]
+		if g.allowed != nil {
+			k = firstAllowed(p, g)
+		}
+		assigned[k] = append(assigned[k], g)
+	}
+	left = free
+	t := time.Now()
+	for n, k := range order {
+		var cand, rest []*group
+		for _, g := range left {
+			if g.allowed == nil || g.allowed[k] {
+				cand = append(cand, g)
+			} else {
+				rest = append(rest, g)
+			}
+		}
+		if n == len(order)-1 || pools[k].Capacity == 0 {
+			assigned[k] = append(assigned[k], cand...)
+			left = rest
+			break
+		}
+		take, spill := s.fitPool(ctx, pools[k], assigned[k], cand)
+		assigned[k] = append(assigned[k], take...)
+		left = append(rest, spill...)
+	}
+	s.res.Stats.phase("tiers", t)
+	if len(left) > 0 {
+		s.res.Status, s.res.Reason = Unknown, fmt.Sprintf("%d buffers (first %q) fit in none of their allowed pools", len(left), p.Buffers[left[0].members[0]].ID)
+		return nil
+	}
+	return s.solvePools(ctx, pools, assigned)
+}
+
+func firstAllowed(p *model.Problem, g *group) int {
+	for _, i := range g.members {
+		for _, name := range p.Buffers[i].Pools {
+			if k := p.PoolIndex(name); g.allowed[k] {
+				return k
+			}
+		}
+	}
+	return 0
+}
+
+// fitPool chooses which candidates (in priority order) go to the pool:
+// greedily every candidate that keeps the pool's max-live within its
+// capacity, then the longest prefix of those whose heuristic plan fits.
+// It returns the chosen groups and the rest.
+func (s *solver) fitPool(ctx context.Context, pool model.Pool, fixed, cand []*group) (take, rest []*group) {
+	times := map[int64]int{}
+	var ts []int64
+	for _, g := range append(append([]*group(nil), fixed...), cand...) {
+		for _, t := range []int64{g.start, g.end} {
+			if _, ok := times[t]; !ok {
+				times[t] = 0
+				ts = append(ts, t)
+			}
+		}
+	}
+	sort.Slice(ts, func(a, b int) bool { return ts[a] < ts[b] })
+	for k, t := range ts {
+		times[t] = k
+	}
+	load := make([]int64, len(ts))
+	add := func(g *group) bool {
+		for k := times[g.start]; k < times[g.end]; k++ {
+			if load[k]+g.size > pool.Capacity {
+				return false
+			}
+		}
+		for k := times[g.start]; k < times[g.end]; k++ {
+			load[k] += g.size
+		}
+		return true
+	}
+	for _, g := range fixed {
+		add(g)
+	}
+	for _, g := range cand {
+		if add(g) {
+			take = append(take, g)
+		} else {
+			rest = append(rest, g)
+		}
+	}
+	fits := func(k int) bool {
+		sub, _ := subProblem(s.p, pool, append(append([]*group(nil), fixed...), take[:k]...))
+		if len(sub.Buffers) == 0 {
+			return true
+		}
+		r, err := s.child(sub).heuristicOnly(ctx)
+		return err == nil && r.Plan != nil
+	}
+	lo, hi := 0, len(take)
+	if !fits(hi) {
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			if fits(mid) {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		rest = append(append([]*group(nil), take[lo:]...), rest...)
+		take = take[:lo]
+	}
+	return take, rest
+}
+
+// solvePools plans every pool's share as a single-pool problem and merges
+// the plans. The status is the weakest of the pools', and never optimal
+// across pools: the split is heuristic.
+func (s *solver) solvePools(ctx context.Context, pools []model.Pool, assigned [][]*group) error {
+	plan := model.NewPlan(s.p)
+	status := Optimal
+	var lb int64
+	for k, gs := range assigned {
+		sub, back := subProblem(s.p, pools[k], gs)
+		if len(sub.Buffers) == 0 {
+			continue
+		}
+		r, err := s.child(sub).solveSingle(ctx)
+		if err != nil {
+			return err
+		}
+		if r.Plan == nil {
+			s.res.Status, s.res.Reason = r.Status, fmt.Sprintf("pool %q: %s", pools[k].Name, r.Reason)
+			return nil
+		}
+		for j, i := range back {
+			plan.Placements[i] = r.Plan.Placements[j]
+			plan.Placements[i].Pool = k
+		}
+		lb = max(lb, r.LowerBound)
+		if r.Status != Optimal {
+			status = r.Status
+		}
+		s.res.Method = r.Method
+	}
+	if err := s.offer(plan, "tiers+"+s.res.Method); err != nil {
+		return err
+	}
+	s.res.LowerBound = lb
+	if status == Optimal {
+		status = Feasible // the split over pools is heuristic
+	}
+	s.tierStatus = status
+	return nil
+}
