@@ -1,0 +1,230 @@
+package graph
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/optalloc/optalloc/model"
+)
+
+// tinfo is what Build knows about one tensor of a model.
+type tinfo struct {
+	t        *Tensor
+	kind     model.Kind
+	bytes    int64 // exact: product(shape) × width, or Bytes
+	size     int64 // rounded up to the alignment
+	width    int64 // element width, 0 when only Bytes is known
+	producer int   // op index, -1 for inputs and weights
+	lastUse  int   // op index of the last consumer, -1 when unused
+	firstUse int
+	start    int64 // local lifetime [start, end) in op steps
+	end      int64
+	parent   int // alias parent (tensor index), -1 for none
+	delta    int64
+	views    [][2]int64 // byte ranges of split/slice views taken of it
+}
+
+// minfo is a checked model.
+type minfo struct {
+	m       *Model
+	name    string
+	prefix  string // "name/" when there are several models
+	tensors []tinfo
+	byName  map[string]int
+	steps   int64
+	live    []bool // tensor gets a buffer
+}
+
+func (b *builder) errf(line int, format string, args ...any) error {
+	return &model.InputError{File: b.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// checkModel checks names, sizes, kinds and the order of the ops, and
+// records producers and uses.
+func (b *builder) checkModel(m *Model, name string) (*minfo, error) {
+	mi := &minfo{m: m, name: name, byName: map[string]int{}, steps: int64(len(m.Ops))}
+	where := ""
+	if b.several {
+		where = fmt.Sprintf("model %q: ", name)
+		mi.prefix = name + "/"
+	}
+	if len(m.Ops) == 0 {
+		return nil, b.errf(m.Line, "%shas no ops", where)
+	}
+	mi.tensors = make([]tinfo, len(m.Tensors))
+	for i := range m.Tensors {
+		t := &m.Tensors[i]
+		ti := &mi.tensors[i]
+		*ti = tinfo{t: t, producer: -1, lastUse: -1, firstUse: -1, parent: -1}
+		if t.Name == "" {
+			return nil, b.errf(t.Line, "%stensor %d has no name", where, i+1)
+		}
+		if j, dup := mi.byName[t.Name]; dup {
+			return nil, b.errf(t.Line, "%stensor %q is defined twice (first on line %d)", where, t.Name, m.Tensors[j].Line)
+		}
+		mi.byName[t.Name] = i
+		if err := b.tensorSize(t, ti, where); err != nil {
+			return nil, err
+		}
+	}
+	opNames := map[string]int{}
+	for i := range m.Ops {
+		o := &m.Ops[i]
+		if o.Name == "" {
+			return nil, b.errf(o.Line, "%sop %d has no name", where, i+1)
+		}
+		if j, dup := opNames[o.Name]; dup {
+			return nil, b.errf(o.Line, "%sop %q is defined twice (first on line %d)", where, o.Name, m.Ops[j].Line)
+		}
+		opNames[o.Name] = i
+		if o.Type == "" {
+			return nil, b.errf(o.Line, "%sop %q has no type", where, o.Name)
+		}
+		seen := map[string]bool{}
+		for _, out := range o.Outputs {
+			k, ok := mi.byName[out]
+			if !ok {
+				return nil, b.errf(o.Line, "%sop %q: output %q is not a declared tensor", where, o.Name, out)
+			}
+			if seen[out] {
+				return nil, b.errf(o.Line, "%sop %q lists output %q twice", where, o.Name, out)
+			}
+			seen[out] = true
+			ti := &mi.tensors[k]
+			if ti.kind == model.Input || ti.kind == model.Weight {
+				return nil, b.errf(o.Line, "%sop %q produces %q, which is a graph %s (only activations and outputs are produced by ops)", where, o.Name, out, ti.kind)
+			}
+			if ti.producer >= 0 {
+				return nil, b.errf(o.Line, "%stensor %q is produced twice: by op %q (line %d) and op %q", where, out, m.Ops[ti.producer].Name, m.Ops[ti.producer].Line, o.Name)
+			}
+			ti.producer = i
+		}
+	}
+	for i := range m.Ops {
+		o := &m.Ops[i]
+		for _, in := range o.Inputs {
+			k, ok := mi.byName[in]
+			if !ok {
+				return nil, b.errf(o.Line, "%sop %q: unknown tensor %q", where, o.Name, in)
+			}
+			ti := &mi.tensors[k]
+			switch {
+			case ti.kind == model.Input || ti.kind == model.Weight:
+			case ti.producer < 0:
+				return nil, b.errf(o.Line, "%sop %q uses tensor %q, which no op produces (declare it kind \"input\" or \"weight\", or add its producer)", where, o.Name, in)
+			case ti.producer == i:
+				return nil, b.errf(o.Line, "%scycle: op %q uses its own output %q", where, o.Name, in)
+			case ti.producer > i:
+				p := &m.Ops[ti.producer]
+				if path := opPath(mi, i, ti.producer); path != nil {
+					return nil, b.errf(o.Line, "%scycle: op %q needs %q from op %q (line %d), which depends on op %q through %s", where, o.Name, in, p.Name, p.Line, o.Name, strings.Join(path, " → "))
+				}
+				return nil, b.errf(o.Line, "%sop %q uses tensor %q before it is produced by op %q (line %d): list the ops in execution order", where, o.Name, in, p.Name, p.Line)
+			}
+			if ti.firstUse < 0 {
+				ti.firstUse = i
+			}
+			ti.lastUse = i
+		}
+	}
+	for k := range mi.tensors {
+		ti := &mi.tensors[k]
+		if ti.kind == model.Output && ti.producer < 0 {
+			return nil, b.errf(ti.t.Line, "%sgraph output %q is never produced", where, ti.t.Name)
+		}
+	}
+	return mi, nil
+}
+
+// tensorSize checks a tensor's kind and size fields.
+func (b *builder) tensorSize(t *Tensor, ti *tinfo, where string) error {
+	switch strings.ToLower(t.Kind) {
+	case "", "activation":
+		ti.kind = model.Activation
+	case "input":
+		ti.kind = model.Input
+	case "output":
+		ti.kind = model.Output
+	case "weight", "constant", "parameter":
+		ti.kind = model.Weight
+	default:
+		return b.errf(t.Line, "%stensor %q: unknown kind %q (want input, output, weight or activation)", where, t.Name, t.Kind)
+	}
+	if (t.Hash != "" || t.Data != "") && ti.kind != model.Weight {
+		return b.errf(t.Line, "%stensor %q: hash and data are only for weights", where, t.Name)
+	}
+	if t.Bytes != nil && *t.Bytes < 0 {
+		return b.errf(t.Line, "%stensor %q: bytes %d is negative", where, t.Name, *t.Bytes)
+	}
+	if t.DType != "" {
+		w, ok := DTypeWidth(t.DType)
+		if !ok {
+			return b.errf(t.Line, "%stensor %q: unknown dtype %q (want float32, float16, bfloat16, int8, uint8, int32, int64, ...)", where, t.Name, t.DType)
+		}
+		ti.width = w
+	}
+	switch {
+	case t.Shape != nil && t.DType != "":
+		n := ti.width
+		for _, d := range t.Shape {
+			if d < 0 {
+				return b.errf(t.Line, "%stensor %q: dimension %d is negative", where, t.Name, d)
+			}
+			if d > 0 && n > (1<<62)/d {
+				return b.errf(t.Line, "%stensor %q: shape %v is too large", where, t.Name, t.Shape)
+			}
+			n *= d
+		}
+		if t.Bytes != nil && *t.Bytes != n {
+			return b.errf(t.Line, "%stensor %q: bytes %d disagrees with shape %v × %s = %d", where, t.Name, *t.Bytes, t.Shape, t.DType, n)
+		}
+		ti.bytes = n
+	case t.Bytes != nil:
+		ti.bytes = *t.Bytes
+	case t.Shape != nil:
+		return b.errf(t.Line, "%stensor %q: missing dtype (give dtype with the shape, or bytes)", where, t.Name)
+	default:
+		return b.errf(t.Line, "%stensor %q: missing size (give shape and dtype, or bytes)", where, t.Name)
+	}
+	if ti.bytes > 1<<52 {
+		return b.errf(t.Line, "%stensor %q: %d bytes is too large", where, t.Name, ti.bytes)
+	}
+	ti.size = alignUp(ti.bytes, b.align)
+	return nil
+}
+
+// opPath returns op names on a dependency path from op from to op to (from
+// produces something that, transitively, op to consumes), or nil.
+func opPath(mi *minfo, from, to int) []string {
+	ops := mi.m.Ops
+	prev := map[int]int{from: -1}
+	queue := []int{from}
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		if i == to {
+			var path []string
+			for j := to; j >= 0; j = prev[j] {
+				path = append([]string{ops[j].Name}, path...)
+			}
+			return path
+		}
+		outs := map[string]bool{}
+		for _, o := range ops[i].Outputs {
+			outs[o] = true
+		}
+		for j := range ops {
+			if _, seen := prev[j]; seen {
+				continue
+			}
+			for _, in := range ops[j].Inputs {
+				if outs[in] {
+					prev[j] = i
+					queue = append(queue, j)
+					break
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,261 @@
+package graph
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/optalloc/optalloc/model"
+)
+
+// maxSteps bounds the length of the timeline of a concurrent stage (the
+// product of its models' op counts) and maxGaps the gaps it creates.
+const (
+	maxSteps = 1 << 40
+	maxGaps  = 4_000_000
+)
+
+// layout places one model on the global timeline. A serial stage holds one
+// model: local step t is global step base+t. A concurrent stage of models
+// M1..Mk runs every interleaving: its timeline is the product of their
+// timelines, point (t1, ..., tk) at base + mixed-radix index (t1 most
+// significant). A buffer of Mj live on local [s, e) is live at every point
+// whose j-th coordinate is in [s, e): one interval per value of the
+// coordinates before j, i.e. an interval with gaps. Any two buffers of
+// different models then meet (at some point both coordinates are in range),
+// so concurrent models never share memory, while two buffers of one model
+// meet exactly when their local lifetimes do, so each model keeps its own
+// reuse.
+type layout struct {
+	base, outer, steps, inner int64
+}
+
+// intervals maps local [s, e) to sorted, disjoint global intervals.
+func (l layout) intervals(s, e int64) [][2]int64 {
+	if s == 0 && e == l.steps {
+		return [][2]int64{{l.base, l.base + l.outer*l.steps*l.inner}}
+	}
+	out := make([][2]int64, 0, l.outer)
+	for o := range l.outer {
+		out = append(out, [2]int64{l.base + (o*l.steps+s)*l.inner, l.base + (o*l.steps+e)*l.inner})
+	}
+	return out
+}
+
+// span is the global interval of the model's stage.
+func (l layout) span() [2]int64 { return [2]int64{l.base, l.base + l.outer*l.steps*l.inner} }
+
+// layouts places the models of the stages one stage after another. Inside
+// a concurrent stage the models with the most buffers come first (their
+// buffers get no gaps).
+func (b *builder) layouts(infos []*minfo, stages [][]int) (map[int]layout, error) {
+	out := map[int]layout{}
+	var base int64
+	for _, st := range stages {
+		order := slices.Clone(st)
+		nbuf := func(k int) int {
+			n := 0
+			for _, l := range infos[k].live {
+				if l {
+					n++
+				}
+			}
+			return n
+		}
+		slices.SortStableFunc(order, func(x, y int) int { return nbuf(y) - nbuf(x) })
+		total := int64(1)
+		for _, k := range order {
+			if total > maxSteps/infos[k].steps {
+				return nil, b.errf(0, "concurrent models %v: their product timeline has more than 2^40 steps; run fewer models at once", st)
+			}
+			total *= infos[k].steps
+		}
+		outer := int64(1)
+		var gaps int64
+		for _, k := range order {
+			inner := total / outer / infos[k].steps
+			out[k] = layout{base: base, outer: outer, steps: infos[k].steps, inner: inner}
+			gaps += int64(nbuf(k)) * (outer - 1)
+			outer *= infos[k].steps
+		}
+		if gaps > maxGaps {
+			return nil, b.errf(0, "concurrent models: expressing them exactly needs %d lifetime gaps (limit %d); run fewer or smaller models at once", gaps, maxGaps)
+		}
+		base += total
+	}
+	return out, nil
+}
+
+func setLife(buf *model.Buffer, ivs [][2]int64) {
+	buf.Start, buf.End = ivs[0][0], ivs[len(ivs)-1][1]
+	buf.Gaps = nil
+	for k := 1; k < len(ivs); k++ {
+		if ivs[k][0] > ivs[k-1][1] {
+			buf.Gaps = append(buf.Gaps, model.Gap{Start: ivs[k-1][1], End: ivs[k][0]})
+		}
+	}
+}
+
+// emit builds the problem of the given stages. With record it fills the
+// report's weight sharing and scratch lists.
+func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Problem, error) {
+	lay, err := b.layouts(infos, stages)
+	if err != nil {
+		return nil, err
+	}
+	p := &model.Problem{Name: b.file}
+	var align int64
+	if b.align > 1 {
+		align = b.align
+	}
+	idLine := map[string]int{}
+	add := func(buf model.Buffer) error {
+		if l, dup := idLine[buf.ID]; dup {
+			return b.errf(buf.Line, "buffer id %q is used twice (also line %d): rename the tensor, op or scratch", buf.ID, l)
+		}
+		idLine[buf.ID] = buf.Line
+		p.Buffers = append(p.Buffers, buf)
+		return nil
+	}
+	weights := map[string]int{} // content key -> buffer index
+	shares := map[int]int{}     // buffer index -> index in rep.SharedWeights
+	var open []int              // variable scratch without a maximum
+	for k, mi := range infos {
+		l, ok := lay[k]
+		if !ok {
+			continue
+		}
+		ids := make([]string, len(mi.tensors))
+		bidx := make([]int, len(mi.tensors))
+		for t := range mi.tensors {
+			ti := &mi.tensors[t]
+			if !mi.live[t] {
+				continue
+			}
+			id := mi.prefix + ti.t.Name
+			if ti.kind == model.Weight {
+				key, err := b.weightKey(ti)
+				if err != nil {
+					return nil, err
+				}
+				if w, seen := weights[key]; seen && key != "" {
+					wb := &p.Buffers[w]
+					sp := l.span()
+					wb.Start, wb.End = min(wb.Start, sp[0]), max(wb.End, sp[1])
+					ids[t] = wb.ID
+					if record {
+						s, ok := shares[w]
+						if !ok {
+							s = len(b.rep.SharedWeights)
+							shares[w] = s
+							b.rep.SharedWeights = append(b.rep.SharedWeights, WeightShare{Kept: wb.ID, Bytes: wb.Size})
+						}
+						b.rep.SharedWeights[s].Also = append(b.rep.SharedWeights[s].Also, id)
+						b.rep.WeightBytesSaved += wb.Size
+					}
+					continue
+				}
+				if key != "" {
+					weights[key] = len(p.Buffers)
+				}
+			}
+			ids[t] = id
+			buf := model.Buffer{ID: id, Size: ti.size, Align: align, Kind: ti.kind, Line: ti.t.Line}
+			if ti.parent >= 0 {
+				buf.Size = ti.bytes // a view covers its bytes; padding belongs to the parent
+			}
+			setLife(&buf, l.intervals(ti.start, ti.end))
+			bidx[t] = len(p.Buffers)
+			if err := add(buf); err != nil {
+				return nil, err
+			}
+		}
+		for t := range mi.tensors {
+			if ti := &mi.tensors[t]; ti.parent >= 0 {
+				p.Buffers[bidx[t]].Alias = &model.Alias{Parent: ids[ti.parent], Delta: ti.delta}
+			}
+		}
+		for i := range mi.m.Ops {
+			o := &mi.m.Ops[i]
+			for s, sc := range o.Scratch {
+				buf, variable, err := b.scratch(mi, o, s, sc)
+				if err != nil {
+					return nil, err
+				}
+				buf.Align = align
+				setLife(&buf, l.intervals(int64(i), int64(i)+1))
+				if variable && sc.MaxSize == nil {
+					open = append(open, len(p.Buffers))
+				}
+				if err := add(buf); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if len(open) > 0 {
+		var total int64
+		for i := range p.Buffers {
+			if p.Buffers[i].Alias == nil {
+				total += max(p.Buffers[i].Size, p.Buffers[i].MaxSize)
+			}
+		}
+		for _, i := range open {
+			if c := alignDown(total, b.align); c > p.Buffers[i].Size {
+				p.Buffers[i].MaxSize = c
+			}
+		}
+	}
+	if record {
+		for i := range p.Buffers {
+			if bf := &p.Buffers[i]; bf.Kind == model.Scratch {
+				b.rep.Scratch = append(b.rep.Scratch, ScratchInfo{ID: bf.ID, Size: bf.Size, MaxSize: bf.MaxSize, LatencyCritical: bf.LatencyCritical})
+			}
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("graph: internal error, the built problem is invalid: %w", err)
+	}
+	return p, nil
+}
+
+// scratch builds the buffer of scratch area s of op o (without lifetime).
+func (b *builder) scratch(mi *minfo, o *Op, s int, sc Scratch) (model.Buffer, bool, error) {
+	name := sc.Name
+	if name == "" {
+		name = "scratch"
+		if len(o.Scratch) > 1 {
+			name = fmt.Sprintf("scratch%d", s)
+		}
+	}
+	id := mi.prefix + o.Name + ":" + name
+	buf := model.Buffer{ID: id, Kind: model.Scratch, Line: o.Line, LatencyCritical: o.LatencyCritical}
+	if sc.LatencyCritical != nil {
+		buf.LatencyCritical = *sc.LatencyCritical
+	}
+	where := b.opWhere(mi, o) + ": scratch " + name
+	switch {
+	case sc.Size != nil && (sc.MinSize != nil || sc.MaxSize != nil):
+		return buf, false, b.errf(o.Line, "%s: give size (fixed) or min_size/max_size (variable), not both", where)
+	case sc.Size != nil:
+		if *sc.Size < 0 {
+			return buf, false, b.errf(o.Line, "%s: size %d is negative", where, *sc.Size)
+		}
+		buf.Size = alignUp(*sc.Size, b.align)
+		return buf, false, nil
+	case sc.MinSize != nil:
+		if *sc.MinSize < 0 {
+			return buf, false, b.errf(o.Line, "%s: min_size %d is negative", where, *sc.MinSize)
+		}
+		buf.Size = alignUp(*sc.MinSize, b.align)
+		if sc.MaxSize != nil {
+			if *sc.MaxSize < *sc.MinSize {
+				return buf, false, b.errf(o.Line, "%s: max_size %d is below min_size %d", where, *sc.MaxSize, *sc.MinSize)
+			}
+			if m := alignDown(*sc.MaxSize, b.align); m > buf.Size {
+				buf.MaxSize = m
+			}
+		}
+		return buf, true, nil
+	}
+	return buf, false, b.errf(o.Line, "%s: missing size (give size, or min_size and optionally max_size)", where)
+}
