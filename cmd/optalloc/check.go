@@ -1,0 +1,330 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/solve"
+)
+
+func init() {
+	register(&command{
+		name:    "check",
+		args:    "INPUT...",
+		summary: "gate memory regressions: plan every INPUT and compare its peak with a baseline",
+		long: `Plans every INPUT and compares each peak with the baseline's. Exit 1, with a
+per-instance diff, when a peak got worse than the baseline by more than
+--tolerance percent, when no plan was found where the baseline had one, or
+when a plan is invalid (every plan is re-checked by the independent
+verifier). Exit 0 otherwise; better peaks and instances missing from the
+baseline are reported but do not fail.
+
+--write-baseline FILE writes this run's results as a baseline (alone, it
+creates a baseline without checking). The baseline is JSON:
+  {"optalloc_version": V, "method": M, "time_limit_seconds": T,
+   "instances": {"INPUT": {"peak": N, "status": S, "method": M,
+                           "found_by": PLANNER, "optalloc_version": V,
+                           "buffers": N, "lower_bound": N}}}
+Instances are keyed by the INPUT path as given (use the same paths in CI).
+
+--method defaults to the baseline's method, else "heuristic": the heuristic
+portfolio is deterministic and does not depend on the machine's speed, so the
+gate does not flake on a slower CI machine.
+
+--json prints, instead of the text report, an object with these stable fields:
+  optalloc_version, baseline, baseline_version, method, tolerance_percent,
+  passed, counts (per verdict),
+  instances[]: input, verdict (ok|better|worse|new|invalid|error), peak,
+    baseline_peak (null when new), change_percent (null when new), status,
+    baseline_status, message`,
+		flags: func(fs *pflag.FlagSet) {
+			fs.String("baseline", "", "baseline JSON to compare with")
+			fs.Float64("tolerance", 0, "allowed peak increase in percent")
+			fs.String("write-baseline", "", "write this run's results as a baseline JSON file")
+			fs.String("method", "", "method to plan with (default: the baseline's, else heuristic)")
+			fs.Duration("time-limit", 10*time.Second, "time limit of each solve")
+			fs.Int("threads", 0, "inputs solved at the same time (0 = all cores)")
+			fs.Int64("seed", 1, "seed passed to every solve")
+			fs.Bool("json", false, "print the report as JSON on stdout")
+			fs.BoolP("quiet", "q", false, "no progress bar")
+		},
+		run: runCheck,
+	})
+}
+
+// baselineFile is the baseline JSON; its field names are stable.
+type baselineFile struct {
+	Version   string                   `json:"optalloc_version"`
+	Method    string                   `json:"method"`
+	TimeLimit float64                  `json:"time_limit_seconds"`
+	Instances map[string]baselineEntry `json:"instances"`
+}
+
+type baselineEntry struct {
+	Peak       int64        `json:"peak"`
+	Status     solve.Status `json:"status"`
+	Method     string       `json:"method"`
+	FoundBy    string       `json:"found_by,omitempty"`
+	Version    string       `json:"optalloc_version"`
+	Buffers    int          `json:"buffers,omitempty"`
+	LowerBound int64        `json:"lower_bound,omitempty"`
+}
+
+type checkJSON struct {
+	Version         string              `json:"optalloc_version"`
+	Baseline        string              `json:"baseline"`
+	BaselineVersion string              `json:"baseline_version"`
+	Method          string              `json:"method"`
+	Tolerance       float64             `json:"tolerance_percent"`
+	Passed          bool                `json:"passed"`
+	Counts          map[string]int      `json:"counts"`
+	Instances       []checkInstanceJSON `json:"instances"`
+}
+
+type checkInstanceJSON struct {
+	Input          string   `json:"input"`
+	Verdict        string   `json:"verdict"`
+	Peak           int64    `json:"peak"`
+	BaselinePeak   *int64   `json:"baseline_peak"`
+	ChangePercent  *float64 `json:"change_percent"`
+	Status         string   `json:"status"`
+	BaselineStatus string   `json:"baseline_status"`
+	Message        string   `json:"message"`
+}
+
+// The verdicts of check; worse, invalid and error fail the check.
+const (
+	verdictOK      = "ok"
+	verdictBetter  = "better"
+	verdictNew     = "new"
+	verdictWorse   = "worse"
+	verdictInvalid = "invalid"
+	verdictError   = "error"
+)
+
+func readBaseline(path string) (*baselineFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &model.InputError{File: path, Msg: "cannot read the baseline: " + err.Error()}
+	}
+	var b baselineFile
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, &model.InputError{File: path, Msg: "baseline: " + err.Error()}
+	}
+	if b.Instances == nil {
+		return nil, &model.InputError{File: path, Msg: `baseline: no "instances" object`}
+	}
+	return &b, nil
+}
+
+// baselineKey is the key of an input in the baseline: its path as given,
+// cleaned and with forward slashes.
+func baselineKey(path string) string {
+	if path == "-" {
+		return path
+	}
+	return filepath.ToSlash(filepath.Clean(path))
+}
+
+func runCheck(ctx context.Context, e *env, args []string) error {
+	fs := e.flags
+	basePath, _ := fs.GetString("baseline")
+	tol, _ := fs.GetFloat64("tolerance")
+	writePath, _ := fs.GetString("write-baseline")
+	method, _ := fs.GetString("method")
+	limit, _ := fs.GetDuration("time-limit")
+	threads, _ := fs.GetInt("threads")
+	seed, _ := fs.GetInt64("seed")
+	asJSON, _ := fs.GetBool("json")
+	quiet, _ := fs.GetBool("quiet")
+	switch {
+	case len(args) == 0:
+		return usageErr("want at least one INPUT (see 'optalloc help check')")
+	case basePath == "" && writePath == "":
+		return usageErr("want --baseline FILE (or --write-baseline FILE to create one)")
+	case tol < 0:
+		return usageErr("--tolerance must not be negative")
+	case limit < 0 || threads < 0:
+		return usageErr("--time-limit and --threads must not be negative")
+	case writePath == "-":
+		return usageErr("--write-baseline needs a file name")
+	}
+	var base *baselineFile
+	if basePath != "" {
+		var err error
+		if base, err = readBaseline(basePath); err != nil {
+			return err
+		}
+	}
+	if method == "" {
+		method = "heuristic"
+		if base != nil && base.Method != "" {
+			method = base.Method
+		}
+	}
+	if err := benchmarks.CheckMethods([]string{method}); err != nil {
+		return usageErr("--method: %v", err)
+	}
+	if base != nil && base.Method != "" && base.Method != method && !quiet {
+		fmt.Fprintf(e.stderr, "optalloc check: warning: the baseline was made with --method %s, checking with %s\n", base.Method, method)
+	}
+	insts, err := loadInstances(e, args)
+	if err != nil {
+		return err
+	}
+	cfg := benchmarks.Config{Methods: []string{method}, TimeLimit: limit, Workers: threads, Seed: seed}
+	results := runWithBar(ctx, e, insts, cfg, quiet)
+	if err := ctx.Err(); err != nil {
+		return failure("interrupted: %v", err)
+	}
+
+	report := checkJSON{Version: Version, Baseline: basePath, Method: method, Tolerance: tol,
+		Counts: map[string]int{}, Instances: []checkInstanceJSON{}}
+	if base != nil {
+		report.BaselineVersion = base.Version
+	}
+	for i := range results {
+		ci := judge(&results[i], base, tol)
+		report.Counts[ci.Verdict]++
+		report.Instances = append(report.Instances, ci)
+	}
+	failed := report.Counts[verdictWorse] + report.Counts[verdictInvalid] + report.Counts[verdictError]
+	report.Passed = failed == 0
+
+	if writePath != "" {
+		nb := newBaseline(results, method, limit)
+		if err := writeOutput(e, writePath, func(w io.Writer) error { return writeJSON(w, nb) }); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		if err := writeJSON(e.stdout, report); err != nil {
+			return err
+		}
+	} else {
+		writeCheckText(e.stdout, &report, base != nil)
+	}
+	if writePath != "" && !quiet {
+		fmt.Fprintf(e.stderr, "optalloc check: wrote the baseline %s (%d instances)\n", writePath, len(results))
+	}
+	if !report.Passed {
+		return failure("%d of %d instances regressed or failed (see above)", failed, len(results))
+	}
+	return nil
+}
+
+// judge compares one instance's run with its baseline entry.
+func judge(r *benchmarks.Result, base *baselineFile, tol float64) checkInstanceJSON {
+	run := &r.Runs[0]
+	ci := checkInstanceJSON{Input: r.Name, Peak: run.Peak, Status: string(run.Status)}
+	var entry *baselineEntry
+	if base != nil {
+		if b, ok := base.Instances[baselineKey(r.Name)]; ok {
+			entry = &b
+			ci.BaselinePeak, ci.BaselineStatus = &b.Peak, string(b.Status)
+		}
+	}
+	switch {
+	case run.Err != nil:
+		ci.Verdict, ci.Status, ci.Peak = verdictError, "error", 0
+		ci.Message = "solve failed: " + run.Err.Error()
+		return ci
+	case run.Plan != nil && !run.Valid:
+		ci.Verdict = verdictInvalid
+		ci.Message = "the plan is invalid: " + run.Violation
+		return ci
+	case entry == nil:
+		ci.Verdict = verdictNew
+		if base != nil {
+			ci.Message = fmt.Sprintf("peak %d %s (not in the baseline)", run.Peak, run.Status)
+		} else {
+			ci.Message = fmt.Sprintf("peak %d %s", run.Peak, run.Status)
+		}
+		return ci
+	}
+	statusNote := ""
+	if string(entry.Status) != ci.Status {
+		statusNote = fmt.Sprintf("; status %s → %s", entry.Status, ci.Status)
+	}
+	if run.Plan == nil {
+		ci.Peak = 0
+		if entry.Peak == 0 && entry.Status == run.Status {
+			ci.Verdict, ci.Message = verdictOK, fmt.Sprintf("no plan, as in the baseline (%s)", run.Status)
+		} else {
+			ci.Verdict = verdictWorse
+			ci.Message = fmt.Sprintf("no plan found (%s), the baseline had peak %d%s", run.Status, entry.Peak, statusNote)
+		}
+		return ci
+	}
+	change := 0.0
+	switch {
+	case entry.Peak > 0:
+		change = float64(run.Peak-entry.Peak) / float64(entry.Peak) * 100
+	case run.Peak > 0:
+		change = 100
+	}
+	ci.ChangePercent = &change
+	switch {
+	case run.Peak > entry.Peak && change > tol:
+		ci.Verdict = verdictWorse
+		ci.Message = fmt.Sprintf("peak %d > baseline %d (%+.2f%%, tolerance %g%%)%s", run.Peak, entry.Peak, change, tol, statusNote)
+	case run.Peak < entry.Peak:
+		ci.Verdict = verdictBetter
+		ci.Message = fmt.Sprintf("peak %d < baseline %d (%+.2f%%)%s; refresh the baseline with --write-baseline", run.Peak, entry.Peak, change, statusNote)
+	case run.Peak > entry.Peak:
+		ci.Verdict = verdictOK
+		ci.Message = fmt.Sprintf("peak %d > baseline %d (%+.2f%%, within the tolerance %g%%)%s", run.Peak, entry.Peak, change, tol, statusNote)
+	default:
+		ci.Verdict = verdictOK
+		ci.Message = fmt.Sprintf("peak %d = baseline%s", run.Peak, statusNote)
+	}
+	return ci
+}
+
+func newBaseline(results []benchmarks.Result, method string, limit time.Duration) *baselineFile {
+	b := &baselineFile{Version: Version, Method: method, TimeLimit: limit.Seconds(), Instances: map[string]baselineEntry{}}
+	for i := range results {
+		r := &results[i]
+		run := &r.Runs[0]
+		if run.Err != nil || (run.Plan != nil && !run.Valid) {
+			continue // never record a failure as the reference
+		}
+		b.Instances[baselineKey(r.Name)] = baselineEntry{Peak: run.Peak, Status: run.Status, Method: method,
+			FoundBy: run.FoundBy, Version: Version, Buffers: r.Buffers, LowerBound: r.LowerBound}
+	}
+	return b
+}
+
+func writeCheckText(w io.Writer, r *checkJSON, compared bool) {
+	for _, ci := range r.Instances {
+		tag := ci.Verdict
+		if tag == verdictWorse || tag == verdictInvalid || tag == verdictError {
+			tag = "FAIL " + tag
+		}
+		fmt.Fprintf(w, "%-13s %s: %s\n", tag, ci.Input, ci.Message)
+	}
+	var parts []string
+	for _, v := range []string{verdictOK, verdictBetter, verdictNew, verdictWorse, verdictInvalid, verdictError} {
+		if n := r.Counts[v]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, v))
+		}
+	}
+	verdict := "passed"
+	switch {
+	case !r.Passed:
+		verdict = "FAILED"
+	case !compared:
+		verdict = "no baseline to compare with"
+	}
+	fmt.Fprintf(w, "check %s: %d instances (%s), method %s, tolerance %g%%\n", verdict, len(r.Instances), strings.Join(parts, ", "), r.Method, r.Tolerance)
+}
