@@ -62,10 +62,10 @@ func TestExamplesUpToDate(t *testing.T) {
 }
 
 type exampleRow struct {
-	name                                    string
-	buffers, aliases                        int
-	naive, weights, peak, maxLive, copies   int64
-	separateSum, sharedWeightBytes          int64
+	name                                  string
+	buffers, aliases                      int
+	naive, weights, peak, maxLive, copies int64
+	separateSum, sharedWeightBytes        int64
 }
 
 func planExample(t *testing.T, name string) (*model.Problem, *graph.Report, *model.Plan) {
