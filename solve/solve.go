@@ -96,7 +96,12 @@ type solver struct {
 	overCapacity int64
 	// tierStatus is the status of a multi-pool solve before merging.
 	tierStatus Status
+	// quick runs only quickPlanner (fit tests while splitting pools).
+	quick bool
 }
+
+// quickPlanner is the planner used where many fast fit tests are needed.
+const quickPlanner = "greedy-size"
 
 func (s *solver) newResult() *Result {
 	s.overCapacity = math.MaxInt64
@@ -140,6 +145,9 @@ func (s *solver) heuristicOnly(ctx context.Context) (*Result, error) {
 func (s *solver) runHeuristics(ctx context.Context) error {
 	planners := heuristics.All()
 	if pl, ok := heuristics.ByName(s.opt.Method); ok {
+		planners = []heuristics.Planner{pl}
+	} else if s.quick {
+		pl, _ := heuristics.ByName(quickPlanner)
 		planners = []heuristics.Planner{pl}
 	}
 	t := time.Now()

@@ -218,7 +218,9 @@ func (s *solver) fitPool(ctx context.Context, pool model.Pool, fixed, cand []*gr
 		if len(sub.Buffers) == 0 {
 			return true
 		}
-		r, err := s.child(sub).heuristicOnly(ctx)
+		c := s.child(sub)
+		c.quick = true
+		r, err := c.heuristicOnly(ctx)
 		return err == nil && r.Plan != nil
 	}
 	lo, hi := 0, len(take)

@@ -1,0 +1,109 @@
+package solve
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/verify"
+)
+
+func twoPools(fast int64) []model.Pool {
+	return []model.Pool{{Name: "sram", Capacity: fast, Rank: 0}, {Name: "dram", Rank: 1}}
+}
+
+func poolOf(t *testing.T, p *model.Problem, r *Result, id string) string {
+	t.Helper()
+	i, ok := p.Index()[id]
+	require.True(t, ok)
+	return p.PoolList()[r.Plan.Placements[i].Pool].Name
+}
+
+func TestTiersPriorityAndSpill(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		buffers []model.Buffer
+		fast    int64
+		want    map[string]string
+	}{{
+		name: "dense short buffer beats sparse long one",
+		buffers: []model.Buffer{
+			{ID: "long", Start: 0, End: 10, Size: 100},  // 10 bytes per step
+			{ID: "short", Start: 2, End: 3, Size: 100}, // 100 bytes per step
+		},
+		fast: 100,
+		want: map[string]string{"short": "sram", "long": "dram"},
+	}, {
+		name: "latency-critical scratch first",
+		buffers: []model.Buffer{
+			{ID: "act", Start: 0, End: 1, Size: 64},
+			{ID: "scr", Start: 0, End: 4, Size: 64, Kind: model.Scratch, LatencyCritical: true},
+		},
+		fast: 64,
+		want: map[string]string{"scr": "sram", "act": "dram"},
+	}, {
+		name: "weight overrides bytes per lifetime",
+		buffers: []model.Buffer{
+			{ID: "a", Start: 0, End: 1, Size: 64},
+			{ID: "b", Start: 0, End: 8, Size: 64, Weight: 1000},
+		},
+		fast: 64,
+		want: map[string]string{"b": "sram", "a": "dram"},
+	}, {
+		name: "allowed pools are honoured",
+		buffers: []model.Buffer{
+			{ID: "x", Start: 0, End: 1, Size: 8, Pools: []string{"dram"}},
+			{ID: "y", Start: 0, End: 1, Size: 8},
+		},
+		fast: 1024,
+		want: map[string]string{"x": "dram", "y": "sram"},
+	}, {
+		name: "a too large buffer does not block smaller ones",
+		buffers: []model.Buffer{
+			{ID: "huge", Start: 0, End: 1, Size: 4096},
+			{ID: "small", Start: 0, End: 2, Size: 16},
+		},
+		fast: 1024,
+		want: map[string]string{"huge": "dram", "small": "sram"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &model.Problem{Buffers: tc.buffers, Pools: twoPools(tc.fast)}
+			r, err := Solve(context.Background(), p, Options{Method: "heuristic", Threads: 1})
+			require.NoError(t, err)
+			require.NotNil(t, r.Plan)
+			assert.Empty(t, verify.Check(p, r.Plan))
+			for id, pool := range tc.want {
+				assert.Equal(t, pool, poolOf(t, p, r, id), id)
+			}
+			assert.Equal(t, Feasible, r.Status, "a split over pools is never claimed optimal")
+			assert.LessOrEqual(t, r.Plan.PoolPeaks(p)[0], tc.fast)
+		})
+	}
+}
+
+func TestTiersAliasGroupStaysTogether(t *testing.T) {
+	p := &model.Problem{Pools: twoPools(1 << 20), Buffers: []model.Buffer{
+		{ID: "cat", Start: 2, End: 4, Size: 64},
+		{ID: "a", Start: 0, End: 3, Size: 32, Alias: &model.Alias{Parent: "cat", Delta: 0}},
+		{ID: "b", Start: 1, End: 3, Size: 32, Alias: &model.Alias{Parent: "cat", Delta: 32}},
+	}}
+	r, err := Solve(context.Background(), p, Options{Method: "heuristic"})
+	require.NoError(t, err)
+	require.Empty(t, verify.Check(p, r.Plan))
+	assert.Equal(t, poolOf(t, p, r, "cat"), poolOf(t, p, r, "a"))
+	assert.Equal(t, poolOf(t, p, r, "cat"), poolOf(t, p, r, "b"))
+}
+
+func TestTiersRandomPlansVerify(t *testing.T) {
+	for seed := int64(0); seed < 60; seed++ {
+		p := randomProblem(seed, 12)
+		p.Pools = []model.Pool{{Name: "fast", Capacity: 64, Align: 8}, {Name: "slow", Rank: 1}}
+		r, err := Solve(context.Background(), p, Options{Method: "heuristic", Threads: 1})
+		require.NoError(t, err)
+		require.NotNil(t, r.Plan, "seed %d: the unbounded slow pool always fits", seed)
+		require.Empty(t, verify.Check(p, r.Plan), "seed %d", seed)
+	}
+}
