@@ -31,7 +31,7 @@ func TestTiersPriorityAndSpill(t *testing.T) {
 	}{{
 		name: "dense short buffer beats sparse long one",
 		buffers: []model.Buffer{
-			{ID: "long", Start: 0, End: 10, Size: 100},  // 10 bytes per step
+			{ID: "long", Start: 0, End: 10, Size: 100}, // 10 bytes per step
 			{ID: "short", Start: 2, End: 3, Size: 100}, // 100 bytes per step
 		},
 		fast: 100,
