@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optalloc/optalloc/encode"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/solve/bnb"
 	"github.com/optalloc/optalloc/verify"
 )
 
@@ -31,10 +33,16 @@ type Options struct {
 	Seed int64
 	// Progress, when set, is called when the best plan improves.
 	Progress func(Progress)
+	// NoBnB and NoSAT leave an engine out of the auto/exact race.
+	NoBnB, NoSAT bool
+	// BnB and SAT configure the exact engines (pruning switches, budgets);
+	// Threads and Seed above override theirs.
+	BnB bnb.Options
+	SAT encode.Options
 }
 
 // Methods lists the method names Solve accepts besides planner names.
-var Methods = []string{"auto", "heuristic", "exact"}
+var Methods = []string{"auto", "heuristic", "exact", "bnb", "sat"}
 
 // Solve plans p according to opt. The returned plan has passed verify.Check.
 func Solve(ctx context.Context, p *model.Problem, opt Options) (*Result, error) {
@@ -96,6 +104,8 @@ type solver struct {
 	overCapacity int64
 	// tierStatus is the status of a multi-pool solve before merging.
 	tierStatus Status
+	// refutedBy names the engine that proved nothing fits the capacity.
+	refutedBy string
 	// quick runs only quickPlanner (fit tests while splitting pools).
 	quick bool
 }
@@ -143,6 +153,9 @@ func (s *solver) heuristicOnly(ctx context.Context) (*Result, error) {
 }
 
 func (s *solver) runHeuristics(ctx context.Context) error {
+	if s.opt.Method == "bnb" || s.opt.Method == "sat" {
+		return nil // the engine alone
+	}
 	planners := heuristics.All()
 	if pl, ok := heuristics.ByName(s.opt.Method); ok {
 		planners = []heuristics.Planner{pl}
@@ -164,11 +177,6 @@ func (s *solver) runHeuristics(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
-}
-
-// runExact closes the gap with the exact engines (methods auto and exact).
-func (s *solver) runExact(ctx context.Context) error {
 	return nil
 }
 
@@ -215,6 +223,10 @@ func (s *solver) finish() {
 	case c > 0 && r.LowerBound > c:
 		r.Status, r.Plan = Infeasible, nil
 		r.Reason = fmt.Sprintf("max-live %d exceeds the capacity %d", r.LowerBound, c)
+	case c > 0 && r.Plan == nil && s.refutedBy != "":
+		r.Status = Infeasible
+		r.Reason = fmt.Sprintf("the %s search was exhausted: no plan fits in %d bytes", s.refutedBy, c)
+		r.Method = s.refutedBy
 	case r.Plan == nil && s.overCapacity < math.MaxInt64:
 		r.Peak = s.overCapacity
 		r.Status, r.Reason = Unknown, fmt.Sprintf("the best plan found needs %d bytes, above the capacity; no refutation was found", r.Peak)

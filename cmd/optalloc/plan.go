@@ -41,7 +41,7 @@ func planFlags(fs *pflag.FlagSet) {
 	fs.StringArray("pool", nil, "add a memory pool NAME:CAPACITY[:ALIGN] for inputs without pools; repeat, fastest first (CAPACITY 0 = unbounded)")
 	fs.Var(new(byteSize), "capacity", "decide whether the plan fits in this many bytes (e.g. 1048576 or 1MiB); 0 = minimise")
 	fs.Duration("time-limit", 10*time.Second, "stop searching after this long and return the best plan found")
-	fs.String("method", "auto", "auto | exact | heuristic | a planner name (see below)")
+	fs.String("method", "auto", "auto (heuristics, then the exact race) | exact | bnb | sat | heuristic (the portfolio) | a planner name")
 	fs.StringP("output", "o", "", "write the plan to this file (.csv: input columns plus offset; .json: JSON plan; - = stdout)")
 	fs.String("svg", "", "also draw the plan as an SVG picture")
 	fs.String("html", "", "also draw the plan as a self-contained HTML page with hover and zoom")
@@ -49,7 +49,27 @@ func planFlags(fs *pflag.FlagSet) {
 	fs.BoolP("quiet", "q", false, "no progress and no summary line")
 	fs.Int("threads", 0, "concurrent workers (0 = all cores)")
 	fs.Int64("seed", 1, "seed for randomised planners: same input, flags and seed give the same plan")
+	for _, f := range pruneFlags {
+		fs.Bool(f.name, false, f.usage)
+	}
 	fs.Lookup("method").Usage += "; planners: " + strings.Join(heuristics.Names(), ", ")
+}
+
+// pruneFlags switch engines and pruning techniques off, so that the effect of
+// each can be measured.
+var pruneFlags = []struct {
+	name, usage string
+	set         func(*solve.Options)
+}{
+	{"no-bnb", "leave the branch-and-bound out of the exact race", func(o *solve.Options) { o.NoBnB = true }},
+	{"no-sat", "leave the SAT engine out of the exact race", func(o *solve.Options) { o.NoSAT = true }},
+	{"no-section-inference", "B&B: no section floor + unplaced-size pruning", func(o *solve.Options) { o.BnB.NoSectionInference = true }},
+	{"no-dominance", "B&B: no dominance pruning", func(o *solve.Options) { o.BnB.NoDominance = true }},
+	{"no-unplaced-shortcut", "B&B: branch even on buffers that conflict with nothing unplaced", func(o *solve.Options) { o.BnB.NoUnplacedShortcut = true }},
+	{"no-components", "B&B: do not split into independent time components", func(o *solve.Options) { o.BnB.NoComponents = true }},
+	{"no-memo", "B&B: do not remember failed states", func(o *solve.Options) { o.BnB.NoMemo = true }},
+	{"no-cover", "SAT: no cover clauses for full sections", func(o *solve.Options) { o.SAT.NoCover = true }},
+	{"no-symmetry", "SAT: no symmetry breaking", func(o *solve.Options) { o.SAT.NoSymmetry = true }},
 }
 
 // planJSON is the --json output of plan; its field names are stable.
@@ -111,6 +131,11 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	opt := solve.Options{Method: method, Capacity: capacity, TimeLimit: limit, Threads: threads, Seed: seed}
+	for _, f := range pruneFlags {
+		if on, _ := fs.GetBool(f.name); on {
+			f.set(&opt)
+		}
+	}
 	if !quiet && progressReporter != nil {
 		report, done := progressReporter(e)
 		opt.Progress = report
