@@ -53,6 +53,9 @@ type Schedule struct {
 	MaxBlocksLive      int     `json:"max_blocks_held"`
 	NewBlocksWhileFree int     `json:"new_blocks_while_free"`
 	Steps              []Step  `json:"steps"`
+	// Models is the per-model view when buffer ids are qualified
+	// "model/tensor" (nil otherwise).
+	Models []ModelView `json:"models,omitempty"`
 }
 
 // NewSchedule builds the schedule of a block plan for p. The plan is checked
@@ -122,6 +125,7 @@ func NewSchedule(p *model.Problem, bp *BlockPlan) (*Schedule, error) {
 	}
 	slices.SortFunc(s.Steps, func(a, b Step) int { return cmpInt64(a.Time, b.Time) })
 	s.countRules()
+	s.Models = s.models()
 	return s, nil
 }
 
@@ -134,9 +138,6 @@ func (s *Schedule) countRules() {
 			delete(held, r.Block)
 		}
 		free += len(st.Release) - len(st.Retire)
-		if free > 0 {
-			s.NewBlocksWhileFree += min(free, len(st.New))
-		}
 		newHere := map[int]bool{}
 		for _, b := range st.New {
 			newHere[b.ID] = true
@@ -149,6 +150,9 @@ func (s *Schedule) countRules() {
 			if !newHere[t.Block] {
 				free--
 			}
+		}
+		if free > 0 { // blocks still free after this step's takes
+			s.NewBlocksWhileFree += min(free, len(st.New))
 		}
 		s.MaxBlocksLive = max(s.MaxBlocksLive, len(held))
 	}
