@@ -46,6 +46,7 @@ func planFlags(fs *pflag.FlagSet) {
 	fs.String("svg", "", "also draw the plan as an SVG picture")
 	fs.String("html", "", "also draw the plan as a self-contained HTML page with hover and zoom")
 	fs.Bool("json", false, "print the result as JSON on stdout")
+	fs.Bool("explain", false, "also list aliases (in-place ops), copies removed, scratch placements and per-model savings (stderr when stdout carries the plan or JSON)")
 	fs.BoolP("quiet", "q", false, "no progress and no summary line")
 	fs.Int("threads", 0, "concurrent workers (0 = all cores)")
 	fs.Int64("seed", 1, "seed for randomised planners: same input, flags and seed give the same plan")
@@ -158,6 +159,15 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 			if err := pictureWriter(e, p, res.Plan, res.LowerBound, svg, html); err != nil {
 				return err
 			}
+		}
+	}
+	if on, _ := fs.GetBool("explain"); on {
+		w := e.stdout
+		if asJSON || out == "-" {
+			w = e.stderr
+		}
+		if err := explain(ctx, e, w, args[0], p, res, opt); err != nil {
+			return err
 		}
 	}
 	if !quiet {
