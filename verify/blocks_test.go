@@ -146,7 +146,9 @@ func TestBlockCheckScheduleRules(t *testing.T) {
 	p := blockProblem()
 	require.Empty(t, verify.BlockCheck(p, sizes, assign))
 	require.Empty(t, verify.BlockCheckSchedule(p, sizes, assign, blockSchedule()))
-	edit := func(f func(ev []verify.BlockEvent) []verify.BlockEvent) []verify.BlockEvent { return f(blockSchedule()) }
+	edit := func(f func(ev []verify.BlockEvent) []verify.BlockEvent) []verify.BlockEvent {
+		return f(blockSchedule())
+	}
 	cases := []struct {
 		name string
 		ev   []verify.BlockEvent
@@ -164,7 +166,12 @@ func TestBlockCheckScheduleRules(t *testing.T) {
 		}), verify.BlockLifecycle},
 		{"take of a block never created", edit(func(ev []verify.BlockEvent) []verify.BlockEvent { return append(ev[:2:2], ev[3:]...) }), verify.BlockLifecycle},
 		{"take into another block than the plan", edit(func(ev []verify.BlockEvent) []verify.BlockEvent { ev[8].Block = 0; return ev }), verify.BlockMismatch},
-		{"take at the wrong time", edit(func(ev []verify.BlockEvent) []verify.BlockEvent { ev[4].Time = 1; ev[4].Buffer = "c"; ev[8].Buffer = "b"; return ev }), verify.BlockMismatch},
+		{"take at the wrong time", edit(func(ev []verify.BlockEvent) []verify.BlockEvent {
+			ev[4].Time = 1
+			ev[4].Buffer = "c"
+			ev[8].Buffer = "b"
+			return ev
+		}), verify.BlockMismatch},
 		{"take at the wrong offset", edit(func(ev []verify.BlockEvent) []verify.BlockEvent { ev[3].Offset = 0; return ev }), verify.BlockMismatch},
 		{"take of an unknown buffer", edit(func(ev []verify.BlockEvent) []verify.BlockEvent { ev[4].Buffer = "ghost"; return ev }), verify.BlockMismatch},
 		{"buffer taken twice", edit(func(ev []verify.BlockEvent) []verify.BlockEvent { ev[8].Buffer = "b"; return ev }), verify.BlockLifecycle},
