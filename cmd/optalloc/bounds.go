@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/optalloc/optalloc/solve"
 )
 
 func init() {
@@ -15,19 +18,27 @@ func init() {
 		long: `Prints one line: buffers=N max_live=N components=N sections=N.
 max_live is the largest total size of buffers live at one time: no plan has a
 smaller peak. Components are groups of buffers that no time point separates;
-sections are the maximal sets of buffers live together.`,
+sections are the maximal sets of buffers live together.
+
+--prove also prints: lower_bound=N method=M — the best bound proven within
+--time-limit and how (M is max-live, bnb or sat; a line "proof: ..." says how).
+When the branch-and-bound finds a plan at the bound, it adds optimal=true.`,
 		flags: func(fs *pflag.FlagSet) {
 			fs.Bool("json", false, "print the figures as JSON on stdout")
+			fs.Bool("prove", false, "try to raise the bound: branch-and-bound refutations and SAT window/relaxation proofs")
+			fs.Duration("time-limit", 10*time.Second, "with --prove: stop after this long")
+			fs.Int("threads", 0, "with --prove: concurrent workers (0 = all cores)")
 		},
 		run: runBounds,
 	})
 }
 
 type boundsJSON struct {
-	Buffers    int   `json:"buffers"`
-	MaxLive    int64 `json:"max_live"`
-	Components int   `json:"components"`
-	Sections   int   `json:"sections"`
+	Buffers    int          `json:"buffers"`
+	MaxLive    int64        `json:"max_live"`
+	Components int          `json:"components"`
+	Sections   int          `json:"sections"`
+	Proof      *solve.Bound `json:"proof,omitempty"`
 }
 
 func runBounds(ctx context.Context, e *env, args []string) error {
@@ -41,9 +52,23 @@ func runBounds(ctx context.Context, e *env, args []string) error {
 	}
 	s := p.ComputeSweep()
 	b := boundsJSON{Buffers: len(p.Buffers), MaxLive: s.MaxLive, Components: len(s.Components), Sections: s.Sections}
+	if prove, _ := e.flags.GetBool("prove"); prove {
+		limit, _ := e.flags.GetDuration("time-limit")
+		threads, _ := e.flags.GetInt("threads")
+		if b.Proof, err = solve.ProveBound(ctx, p, solve.Options{TimeLimit: limit, Threads: threads}); err != nil {
+			return err
+		}
+	}
 	if asJSON {
 		return writeJSON(e.stdout, b)
 	}
 	fmt.Fprintf(e.stdout, "buffers=%d max_live=%d components=%d sections=%d\n", b.Buffers, b.MaxLive, b.Components, b.Sections)
+	if b.Proof != nil {
+		fmt.Fprintf(e.stdout, "lower_bound=%d method=%s", b.Proof.LowerBound, b.Proof.Method)
+		if b.Proof.Optimal {
+			fmt.Fprint(e.stdout, " optimal=true")
+		}
+		fmt.Fprintf(e.stdout, "\nproof: %s\n", b.Proof.Detail)
+	}
 	return nil
 }

@@ -1,0 +1,151 @@
+package solve
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/optalloc/optalloc/encode"
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/solve/bnb"
+)
+
+// Bound is a proven lower bound on the peak and how it was proven.
+type Bound struct {
+	LowerBound int64  `json:"lower_bound"`
+	Method     string `json:"method"` // max-live, bnb or sat
+	Detail     string `json:"detail"` // how it was proven
+	// Optimal is set when a plan with peak == LowerBound was found too.
+	Optimal bool           `json:"optimal"`
+	Stats   map[string]any `json:"stats,omitempty"`
+}
+
+// ProveBound tries to raise the max-live bound of a single-pool problem
+// before ctx ends (opt.TimeLimit applies). Two provers race:
+//
+//   - the branch-and-bound decides capacity C = the current bound; a
+//     refutation proves the peak exceeds C, so the bound rises to the next
+//     multiple of g (the GCD of sizes, alignments and pins: every
+//     pushed-down plan's peak is one); a plan at C ends the climb (the bound
+//     is then the optimum);
+//   - the SAT engine refutes time windows and rounded-down relaxations
+//     (encode.ProveLowerBound).
+//
+// The larger proven bound wins.
+func ProveBound(ctx context.Context, p *model.Problem, opt Options) (*Bound, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if len(p.PoolList()) > 1 {
+		return nil, fmt.Errorf("bounds --prove handles single-pool problems only")
+	}
+	if opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
+		defer cancel()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	b := &Bound{LowerBound: p.ComputeSweep().MaxLive, Method: "max-live",
+		Detail: "the largest total size of buffers live at one time", Stats: map[string]any{}}
+	var mu sync.Mutex
+	raise := func(lb int64, method, how string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if lb > b.LowerBound {
+			b.LowerBound, b.Method, b.Detail = lb, method, how
+		}
+	}
+	var wg sync.WaitGroup
+	if !opt.NoSAT {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lb, how, st, err := encode.ProveLowerBound(ctx, p, opt.SAT)
+			mu.Lock()
+			b.Stats["sat"] = st
+			mu.Unlock()
+			if err == nil {
+				raise(lb, "sat", how)
+			}
+		}()
+	}
+	if !opt.NoBnB {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			climbBound(ctx, p, opt, &mu, b, raise)
+			cancel() // a plan at the bound or a stall ends the SAT prover too
+		}()
+	}
+	wg.Wait()
+	return b, nil
+}
+
+// climbBound raises the bound by branch-and-bound refutations.
+func climbBound(ctx context.Context, p *model.Problem, opt Options, mu *sync.Mutex, b *Bound, raise func(int64, string, string)) {
+	g := gridOf(p)
+	bo := opt.BnB
+	bo.Threads, bo.Seed = opt.Threads, opt.Seed
+	var total bnb.Stats
+	steps := 0
+	defer func() {
+		mu.Lock()
+		b.Stats["bnb"] = map[string]any{"nodes": total.Nodes, "decisions": steps}
+		mu.Unlock()
+	}()
+	for ctx.Err() == nil {
+		mu.Lock()
+		c := b.LowerBound
+		mu.Unlock()
+		t := time.Now()
+		_, status, st, err := bnb.Decide(ctx, p, c, bo)
+		total.Nodes += st.Nodes
+		steps++
+		switch {
+		case err != nil || status == bnb.Unknown:
+			return
+		case status == bnb.Feasible:
+			mu.Lock()
+			if b.LowerBound == c {
+				b.Optimal = true
+			}
+			mu.Unlock()
+			return
+		default:
+			raise((c/g+1)*g, "bnb", fmt.Sprintf("search exhausted at capacity %d in %.2fs; peaks are multiples of %d", c, time.Since(t).Seconds(), g))
+		}
+	}
+}
+
+// gridOf returns the GCD of all sizes, alignments and pins: the peak of
+// every pushed-down plan is a multiple of it.
+func gridOf(p *model.Problem) int64 {
+	var g int64
+	gcd := func(a, b int64) int64 {
+		for b != 0 {
+			a, b = b, a%b
+		}
+		return a
+	}
+	for i := range p.Buffers {
+		b := &p.Buffers[i]
+		g = gcd(g, b.Size)
+		if b.Align > 1 {
+			g = gcd(g, b.Align)
+		}
+		if b.Pin != nil {
+			g = gcd(g, *b.Pin)
+		}
+		if b.Alias != nil {
+			g = gcd(g, b.Alias.Delta)
+		}
+	}
+	for _, q := range p.PoolList() {
+		if q.Align > 1 {
+			g = gcd(g, q.Align)
+		}
+	}
+	return max(g, 1)
+}
