@@ -1,0 +1,99 @@
+package solve
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optalloc/optalloc/internal/brute"
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/verify"
+)
+
+// TestSolveEqualsBruteForce: on tiny random instances every method's plan
+// verifies, the exact methods reach the brute-force optimum and prove it,
+// and no method claims optimal above it.
+func TestSolveEqualsBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for n := 0; n < 200; n++ {
+		p := brute.Random(rng, 1+rng.IntN(7), brute.RandomOptions{Align: 0.2, Pin: 0.1})
+		want, _ := brute.Optimum(p)
+		if want < 0 {
+			continue // conflicting pins: no plan at all
+		}
+		for _, m := range []string{"auto", "bnb", "sat", "heuristic"} {
+			r, err := Solve(context.Background(), p, Options{Method: m, Threads: 1, TimeLimit: 10 * time.Second})
+			require.NoError(t, err, "instance %d method %s", n, m)
+			if r.Plan == nil {
+				assert.NotEqual(t, Optimal, r.Status)
+				continue
+			}
+			require.Empty(t, verify.Check(p, r.Plan), "instance %d method %s", n, m)
+			assert.GreaterOrEqual(t, r.Peak, want, "instance %d method %s beat brute force", n, m)
+			assert.LessOrEqual(t, r.LowerBound, want, "instance %d method %s: bound above the optimum", n, m)
+			if m != "heuristic" {
+				assert.Equal(t, want, r.Peak, "instance %d method %s", n, m)
+				assert.Equal(t, Optimal, r.Status, "instance %d method %s", n, m)
+			}
+		}
+	}
+}
+
+// TestDecisionAgreesWithBruteForce: at capacity optimum−1 the answer is
+// infeasible (proved by a bound or an exhausted search); at the optimum a
+// plan within it is returned.
+func TestDecisionAgreesWithBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for n := 0; n < 150; n++ {
+		p := brute.Random(rng, 2+rng.IntN(6), brute.RandomOptions{Align: 0.2})
+		want, _ := brute.Optimum(p)
+		for _, m := range []string{"auto", "bnb", "sat"} {
+			q := *p
+			q.Pools = nil
+			r, err := Solve(context.Background(), &q, Options{Method: m, Capacity: want, Threads: 1})
+			require.NoError(t, err)
+			require.NotNil(t, r.Plan, "instance %d method %s: fits at its optimum %d", n, m, want)
+			assert.LessOrEqual(t, r.Peak, want)
+			require.Empty(t, verify.Check(&q, r.Plan))
+			if want > 1 {
+				q.Pools = nil
+				r, err = Solve(context.Background(), &q, Options{Method: m, Capacity: want - 1, Threads: 1})
+				require.NoError(t, err)
+				assert.Nil(t, r.Plan)
+				assert.Equal(t, Infeasible, r.Status, "instance %d method %s at %d", n, m, want-1)
+			}
+		}
+	}
+}
+
+func TestPerfectPackingsSolvedToHeight(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for k := 0; k < 6; k++ {
+		p, _ := brute.PerfectPacking(rng, 24, 64, 20+4*k)
+		r, err := Solve(context.Background(), p, Options{Method: "auto", TimeLimit: 20 * time.Second})
+		require.NoError(t, err)
+		require.NotNil(t, r.Plan)
+		require.Empty(t, verify.Check(p, r.Plan))
+		assert.Equal(t, int64(64), r.Peak, "packing %d", k)
+		assert.Equal(t, Optimal, r.Status)
+	}
+}
+
+func TestTimeLimitHonoured(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	p := brute.Random(rng, 300, brute.RandomOptions{MaxSize: 1000})
+	start := time.Now()
+	r, err := Solve(context.Background(), p, Options{Method: "exact", TimeLimit: 300 * time.Millisecond})
+	require.NoError(t, err)
+	require.NotNil(t, r.Plan, "the heuristic plan is kept")
+	assert.Less(t, time.Since(start), 5*time.Second, "a 300ms limit may not run away")
+}
+
+func TestUnknownMethod(t *testing.T) {
+	_, err := Solve(context.Background(), &model.Problem{Buffers: []model.Buffer{{ID: "a", End: 1, Size: 1}}}, Options{Method: "nope"})
+	assert.ErrorContains(t, err, "unknown method")
+}
