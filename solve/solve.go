@@ -68,6 +68,10 @@ func Solve(ctx context.Context, p *model.Problem, opt Options) (*Result, error) 
 		return nil, err
 	}
 	s := &solver{p: p, opt: opt, start: start}
+	if why := pinConflicts(p); why != "" {
+		return &Result{Status: Infeasible, Reason: why, Method: "pins", LowerBound: p.ComputeSweep().MaxLive,
+			Elapsed: time.Since(start)}, nil
+	}
 	if len(p.PoolList()) == 1 {
 		return s.solveSingle(ctx)
 	}

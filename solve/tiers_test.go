@@ -107,3 +107,36 @@ func TestTiersRandomPlansVerify(t *testing.T) {
 		require.Empty(t, verify.Check(p, r.Plan), "seed %d", seed)
 	}
 }
+
+func TestPinConflictsExplained(t *testing.T) {
+	pin := func(v int64) *int64 { return &v }
+	for _, tc := range []struct {
+		name  string
+		p     model.Problem
+		names []string
+	}{{
+		name: "two pins collide",
+		p: model.Problem{Buffers: []model.Buffer{
+			{ID: "a", Start: 0, End: 4, Size: 16, Pin: pin(0)},
+			{ID: "b", Start: 2, End: 6, Size: 16, Pin: pin(8)},
+			{ID: "c", Start: 0, End: 6, Size: 16},
+		}},
+		names: []string{`"a"`, `"b"`, "share bytes"},
+	}, {
+		name: "a pin beyond the pool",
+		p: model.Problem{Pools: []model.Pool{{Name: "sram", Capacity: 64}}, Buffers: []model.Buffer{
+			{ID: "big", Start: 0, End: 4, Size: 32, Pin: pin(48)},
+		}},
+		names: []string{`"big"`, "capacity 64"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Solve(context.Background(), &tc.p, Options{})
+			require.NoError(t, err)
+			assert.Equal(t, Infeasible, r.Status)
+			assert.Nil(t, r.Plan)
+			for _, n := range tc.names {
+				assert.Contains(t, r.Reason, n)
+			}
+		})
+	}
+}

@@ -1,0 +1,52 @@
+package solve
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/verify"
+)
+
+// pinConflicts explains why the pinned buffers alone cannot be placed: two
+// pins that overlap while both are live, or a pin that ends beyond its
+// pool's capacity. It returns "" when the pins are consistent. Pinned
+// buffers are checked with the independent verifier on the sub-problem that
+// holds only them (and their alias members), each in its first allowed pool.
+func pinConflicts(p *model.Problem) string {
+	var sub model.Problem
+	sub.Pools = p.Pools
+	var plan model.Plan
+	for i := range p.Buffers {
+		b := p.Buffers[i]
+		if b.Pin == nil {
+			continue
+		}
+		pool := 0
+		if len(b.Pools) > 0 {
+			pool = max(p.PoolIndex(b.Pools[0]), 0)
+		}
+		b.Alias, b.Hint = nil, nil
+		sub.Buffers = append(sub.Buffers, b)
+		plan.Placements = append(plan.Placements, model.Placement{Offset: *b.Pin, Pool: pool, Size: b.Size})
+	}
+	if len(sub.Buffers) < 1 {
+		return ""
+	}
+	var why []string
+	for _, v := range verify.Check(&sub, &plan) {
+		switch v.Kind {
+		case verify.Overlap:
+			why = append(why, "pinned "+v.Msg)
+		case verify.OutOfCapacity:
+			why = append(why, "pinned "+v.Msg)
+		}
+		if len(why) == 5 {
+			break
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the pins alone cannot be placed: %s", strings.Join(why, "; "))
+}
