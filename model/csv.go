@@ -235,6 +235,9 @@ func FormatGaps(gaps []Gap) string {
 // columns when the problem has several pools or elastic buffers). Without a
 // plan, pins are written in the offset column.
 func WriteCSV(w io.Writer, p *Problem, plan *Plan) error {
+	if plan != nil && len(plan.Placements) != len(p.Buffers) {
+		return fmt.Errorf("the plan has %d placements for %d buffers", len(plan.Placements), len(p.Buffers))
+	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	cols := map[string]bool{}
 	for _, c := range p.CSVColumns {
@@ -289,6 +292,9 @@ func WriteCSV(w io.Writer, p *Problem, plan *Plan) error {
 			pl := plan.Placements[i]
 			row = append(row, itoa(pl.Offset))
 			if multiPool {
+				if pl.Pool < 0 || pl.Pool >= len(pools) {
+					return fmt.Errorf("buffer %q: pool #%d does not exist", b.ID, pl.Pool)
+				}
 				row = append(row, pools[pl.Pool].Name)
 			}
 			if elastic {
