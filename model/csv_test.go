@@ -219,3 +219,10 @@ func assertSameProblem(t *testing.T, want, got *Problem) {
 		}
 	}
 }
+
+func TestWriteCSVRejectsPlansItCannotWrite(t *testing.T) {
+	p := &Problem{Pools: []Pool{{Name: "sram"}, {Name: "dram"}}, Buffers: []Buffer{buf("a", 0, 2, 4)}}
+	var out bytes.Buffer
+	assert.EqualError(t, WriteCSV(&out, p, &Plan{Placements: []Placement{{Pool: 2, Size: 4}}}), `buffer "a": pool #2 does not exist`)
+	assert.EqualError(t, WriteCSV(&out, p, &Plan{}), "the plan has 0 placements for 1 buffers")
+}
