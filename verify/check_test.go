@@ -31,8 +31,8 @@ func kindProblem() *model.Problem {
 
 func kindPlan() *model.Plan {
 	return &model.Plan{Placements: []model.Placement{
-		{Offset: 0, Pool: 0, Size: 8},  // a
-		{Offset: 8, Pool: 0, Size: 8},  // b
+		{Offset: 0, Pool: 0, Size: 8},   // a
+		{Offset: 8, Pool: 0, Size: 8},   // b
 		{Offset: 32, Pool: 0, Size: 16}, // p
 		{Offset: 40, Pool: 0, Size: 8},  // c = p + 8
 		{Offset: 0, Pool: 1, Size: 10},  // e
