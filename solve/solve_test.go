@@ -97,3 +97,35 @@ func TestUnknownMethod(t *testing.T) {
 	_, err := Solve(context.Background(), &model.Problem{Buffers: []model.Buffer{{ID: "a", End: 1, Size: 1}}}, Options{Method: "nope"})
 	assert.ErrorContains(t, err, "unknown method")
 }
+
+func TestCancelStopsEveryEngine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	p := brute.Random(rng, 200, brute.RandomOptions{MaxSize: 5000})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		cancel()
+	}()
+	r, err := Solve(ctx, p, Options{Method: "exact", Threads: 2})
+	require.NoError(t, err)
+	require.NotNil(t, r.Plan, "the best plan so far is returned")
+	require.Empty(t, verify.Check(p, r.Plan))
+	// goleak (TestMain) checks that no engine goroutine survived.
+}
+
+func TestDeterministicWithOneThread(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	p := brute.Random(rng, 40, brute.RandomOptions{MaxSize: 64, Align: 0.2})
+	var first *model.Plan
+	for k := 0; k < 3; k++ {
+		r, err := Solve(context.Background(), p, Options{Method: "auto", Threads: 1, Seed: 5, TimeLimit: 2 * time.Second})
+		require.NoError(t, err)
+		if first == nil {
+			first = r.Plan
+			continue
+		}
+		if r.Status == Optimal {
+			assert.Equal(t, first.Placements, r.Plan.Placements, "run %d", k)
+		}
+	}
+}
