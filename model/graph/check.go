@@ -21,7 +21,7 @@ type tinfo struct {
 	end      int64
 	parent   int // alias parent (tensor index), -1 for none
 	delta    int64
-	views    [][2]int64 // byte ranges of split/slice views taken of it
+	views    [][2]int64 // byte ranges of the buffers placed directly inside it
 }
 
 // minfo is a checked model.

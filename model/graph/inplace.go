@@ -120,7 +120,7 @@ func (b *builder) reshape(mi *minfo, i int) error {
 		b.skip(mi, o, "reshape", to.t.Name, "input %q is still live after the op (read later, or a weight or held graph output)", ti.t.Name)
 		return nil
 	}
-	b.alias(mi, o, "reshape", out, in, 0, out)
+	b.place(mi, o, "reshape", out, in, 0, out)
 	return nil
 }
 
@@ -258,7 +258,7 @@ func (b *builder) concat(mi *minfo, i int) error {
 		case dx != 0 || tr.bytes != ti.bytes:
 			b.skip(mi, o, "concat", ti.t.Name, "already lies inside %q (another concat, split or slice)", tr.t.Name)
 		default:
-			b.alias(mi, o, "concat", r, out, d, in)
+			b.place(mi, o, "concat", r, out, d, in)
 		}
 	}
 	return nil
@@ -291,28 +291,30 @@ func (b *builder) split(mi *minfo, i int) error {
 			b.skip(mi, o, "split", mi.tensors[out].t.Name, "offset %d inside %q is not a multiple of the alignment %d", d, mi.tensors[in].t.Name, b.align)
 			continue
 		}
-		b.view(mi, o, "split", in, out, d)
+		b.place(mi, o, "split", out, in, d, out)
 	}
 	return nil
 }
 
-// view makes output out a view of input in at byte offset d, unless it
-// would overlap another view taken of in (views of one buffer must be
-// disjoint: only nested buffers may share bytes).
-func (b *builder) view(mi *minfo, o *Op, rule string, in, out int, d int64) {
-	ti, to := &mi.tensors[in], &mi.tensors[out]
-	if d+to.bytes > ti.bytes {
-		b.skip(mi, o, rule, to.t.Name, "it does not fit inside %q", ti.t.Name)
-		return
+// place puts child inside parent at byte delta for tensor's op, unless it
+// would overlap another buffer already placed directly inside parent: the
+// children of a buffer must be disjoint, so that only nested buffers share
+// bytes (what model.Problem and verify expect).
+func (b *builder) place(mi *minfo, o *Op, rule string, child, parent int, delta int64, tensor int) bool {
+	tp, tc := &mi.tensors[parent], &mi.tensors[child]
+	if delta+tc.bytes > tp.bytes {
+		b.skip(mi, o, rule, mi.tensors[tensor].t.Name, "it does not fit inside %q", tp.t.Name)
+		return false
 	}
-	for _, v := range ti.views {
-		if d < v[1] && v[0] < d+to.bytes {
-			b.skip(mi, o, rule, to.t.Name, "bytes [%d, %d) overlap another view of %q", d, d+to.bytes, ti.t.Name)
-			return
+	for _, v := range tp.views {
+		if delta < v[1] && v[0] < delta+tc.bytes {
+			b.skip(mi, o, rule, mi.tensors[tensor].t.Name, "bytes [%d, %d) of %q are already taken by another buffer placed inside it", delta, delta+tc.bytes, tp.t.Name)
+			return false
 		}
 	}
-	ti.views = append(ti.views, [2]int64{d, d + to.bytes})
-	b.alias(mi, o, rule, out, in, d, out)
+	tp.views = append(tp.views, [2]int64{delta, delta + tc.bytes})
+	b.alias(mi, o, rule, child, parent, delta, tensor)
+	return true
 }
 
 // slice makes its output a view of its input when the sliced region is one
@@ -368,7 +370,7 @@ func (b *builder) slice(mi *minfo, i int) error {
 	case to.end > ti.end:
 		b.skip(mi, o, "slice", to.t.Name, "it outlives %q: a view would keep all of it allocated", ti.t.Name)
 	default:
-		b.view(mi, o, "slice", in, out, delta)
+		b.place(mi, o, "slice", out, in, delta, out)
 	}
 	return nil
 }

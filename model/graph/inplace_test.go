@@ -175,7 +175,7 @@ func TestSplitAndSliceViews(t *testing.T) {
 			nil, l("not contiguous")},
 		{"overlapping slices", l(ten("x", "input", 4, 1), ten("s", "", 2, 1), ten("t", "", 2, 1), ten("y", "output", 2, 1)),
 			l(op("sl", "Slice", l("x"), l("s"), `"begin": [0, 0]`), op("sl2", "Slice", l("x"), l("t"), `"begin": [1, 0]`), op("f", "Add", l("s", "t", "x"), l("y"), "")),
-			map[string]model.Alias{"s": al("x", 0)}, l("overlap another view")},
+			map[string]model.Alias{"s": al("x", 0)}, l("already taken by another buffer")},
 		{"slice outliving its input", l(ten("x", "input", 4, 1), ten("a", "", 4, 1), ten("s", "", 1, 1), ten("y", "output", 1, 1)),
 			l(op("f", "Relu", l("x"), l("a"), ""), op("sl", "Slice", l("a"), l("s"), `"begin": [0, 0]`), op("h", "Relu", l("s"), l("y"), "")),
 			nil, l("outlives")},
