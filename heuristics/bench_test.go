@@ -27,3 +27,24 @@ func BenchmarkPlanners(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTransformer62k times the fast planners on a generated
+// transformer-like trace of 62 000 buffers.
+func BenchmarkTransformer62k(b *testing.B) {
+	prob := transformerTrace(62000, 1)
+	ml := prob.ComputeSweep().MaxLive
+	for _, name := range []string{"greedy-size", "firstfit-size"} {
+		pl, _ := ByName(name)
+		b.Run(name, func(b *testing.B) {
+			var peak int64
+			for b.Loop() {
+				plan, err := pl.Plan(context.Background(), prob)
+				if err != nil {
+					b.Fatal(err)
+				}
+				peak = plan.Peak(prob)
+			}
+			b.ReportMetric(100*float64(peak-ml)/float64(ml), "gap%")
+		})
+	}
+}

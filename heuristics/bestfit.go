@@ -43,15 +43,17 @@ func (g *BestFit) Name() string {
 
 // Plan implements Planner.
 func (g *BestFit) Plan(ctx context.Context, p *model.Problem) (*model.Plan, error) {
-	return perPool(ctx, p, func(ctx context.Context, its []item) ([]int64, error) {
-		keys, err := parseKeys(g.Order, its)
-		if err != nil {
-			return nil, err
-		}
-		pc := newPlacer(its)
-		if _, err := pc.run(ctx, orderBy(its, keys), g.FirstFit); err != nil {
-			return nil, err
-		}
-		return pc.off, nil
-	})
+	return perPool(ctx, p, g.planItems)
+}
+
+func (g *BestFit) planItems(ctx context.Context, its []item) ([]int64, error) {
+	keys, err := parseKeys(g.Order, its)
+	if err != nil {
+		return nil, err
+	}
+	pc := newPlacer(its)
+	if _, err := pc.run(ctx, orderBy(its, keys), g.FirstFit); err != nil {
+		return nil, err
+	}
+	return pc.off, nil
 }

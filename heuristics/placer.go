@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"context"
+	"math"
 	"slices"
 )
 
@@ -33,12 +34,36 @@ type placer struct {
 	off    []int64
 	placed []bool
 	chunks []*chunk
+	// tree replaces the chunk scan when conflicts are sparse.
+	tree  *itree
+	found []int32
+	spans []span
 }
 
 func newPlacer(its []item) *placer {
 	pc := &placer{its: its, off: make([]int64, len(its)), placed: make([]bool, len(its))}
 	pc.rs, pc.re = timeRanks(its)
+	if useTree(its) {
+		pc.tree = newITree(pc.rs, pc.re)
+	}
 	return pc
+}
+
+// useTree decides between the linear scan (n²/2 cheap steps) and the
+// interval tree (about E·log n steps and a sort per item), from the number
+// of conflicting pairs E computed in O(n log n).
+func useTree(its []item) bool {
+	n := float64(len(its))
+	if n < 2048 {
+		return false
+	}
+	deg, _ := liveIntegrals(its)
+	var e float64
+	for _, d := range deg {
+		e += d
+	}
+	e /= 2
+	return 8*e*math.Log2(n) < n*n/2
 }
 
 // timeRanks compresses the starts and ends of the items to ranks.
@@ -61,6 +86,9 @@ func timeRanks(its []item) (rs, re []int32) {
 func (pc *placer) reset() {
 	clear(pc.placed)
 	pc.chunks = pc.chunks[:0]
+	if pc.tree != nil {
+		pc.tree.reset()
+	}
 }
 
 func (c *chunk) hull() {
@@ -77,6 +105,10 @@ func (pc *placer) insert(k int) {
 		return
 	}
 	o := pc.off[k]
+	if pc.tree != nil {
+		pc.tree.add(k, pc.re[k])
+		return
+	}
 	if len(pc.chunks) == 0 {
 		pc.chunks = append(pc.chunks, &chunk{se: make([]uint64, 0, chunkCap), sp: make([]span, 0, chunkCap)})
 	}
@@ -153,6 +185,29 @@ func (pc *placer) fit(k int, firstFit bool) int64 {
 	s, e, size := pc.rs[k], pc.re[k], it.size
 	best, bestGap := int64(-1), int64(-1)
 	var top int64
+	if pc.tree != nil {
+		pc.found = pc.tree.query(s, e, pc.found[:0])
+		pc.spans = pc.spans[:0]
+		for _, j := range pc.found {
+			pc.spans = append(pc.spans, span{pc.off[j], pc.off[j] + pc.its[j].size})
+		}
+		slices.SortFunc(pc.spans, func(a, b span) int { return cmp64(a.lo, b.lo) })
+		for _, x := range pc.spans {
+			if gap := x.lo - top; gap >= size && (bestGap < 0 || gap < bestGap || firstFit) {
+				if c := it.up(top); x.lo-c >= size {
+					if firstFit {
+						return c
+					}
+					best, bestGap = c, gap
+				}
+			}
+			top = max(top, x.hi)
+		}
+		if best >= 0 {
+			return best
+		}
+		return it.up(top)
+	}
 	for _, ch := range pc.chunks {
 		if ch.minS >= e || s >= ch.maxE {
 			continue
