@@ -41,10 +41,11 @@ func (it *item) up(v int64) int64 {
 
 // instance is a problem folded into items.
 type instance struct {
-	p     *model.Problem
-	its   []item
-	of    []int   // buffer → item
-	delta []int64 // buffer → byte delta inside its item
+	p       *model.Problem
+	its     []item
+	of      []int         // buffer → item
+	delta   []int64       // buffer → byte delta inside its item
+	members map[int][]int // alias root → its aliased buffers
 }
 
 // maxPhaseSearch bounds the search for an alias group's offset residue.
@@ -60,11 +61,11 @@ func newInstance(p *model.Problem) (*instance, error) {
 		return nil, err
 	}
 	n := len(p.Buffers)
-	in := &instance{p: p, of: make([]int, n), delta: make([]int64, n)}
+	in := &instance{p: p, of: make([]int, n), delta: make([]int64, n), members: map[int][]int{}}
 	pools := p.PoolList()
 	var index map[string]int
 	pos := make([]int, n)
-	members := map[int][]int{}
+	members := in.members
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
 		pos[i] = -1
@@ -111,22 +112,62 @@ func newInstance(p *model.Problem) (*instance, error) {
 		if it.pool < 0 {
 			return nil, fmt.Errorf("%s: buffer %q: no pool is allowed by every member of its alias group", p.Where(it.root), p.Buffers[it.root].ID)
 		}
-		var reqs [][2]int64 // (alignment, delta)
 		for _, m := range group {
 			b := &p.Buffers[m]
 			in.of[m] = k
 			it.start, it.end = min(it.start, b.Start), max(it.end, b.End)
-			a := lcm(b.Alignment(), pools[it.pool].Alignment())
-			reqs = append(reqs, [2]int64{a, in.delta[m]})
 		}
-		if err := it.solvePhase(reqs); err != nil {
-			return nil, fmt.Errorf("%s: buffer %q: %v", p.Where(it.root), p.Buffers[it.root].ID, err)
-		}
-		if it.pin >= 0 && it.up(it.pin) != it.pin {
-			return nil, fmt.Errorf("%s: buffer %q: pinned offset %d breaks the alignment of the buffer, its pool or its aliases", p.Where(it.root), p.Buffers[it.root].ID, it.pin)
+		if err := in.retarget(k, it.pool); err != nil {
+			return nil, err
 		}
 	}
 	return in, nil
+}
+
+// retarget sets item k's alignment and phase for the given pool.
+func (in *instance) retarget(k, pool int) error {
+	p, it := in.p, &in.its[k]
+	pa := p.PoolList()[pool].Alignment()
+	it.phase = 0
+	var reqs [][2]int64 // (alignment, delta)
+	reqs = append(reqs, [2]int64{lcm(p.Buffers[it.root].Alignment(), pa), 0})
+	for _, m := range in.members[it.root] {
+		reqs = append(reqs, [2]int64{lcm(p.Buffers[m].Alignment(), pa), in.delta[m]})
+	}
+	if err := it.solvePhase(reqs); err != nil {
+		return fmt.Errorf("%s: buffer %q: %v", p.Where(it.root), p.Buffers[it.root].ID, err)
+	}
+	if it.pin >= 0 && it.up(it.pin) != it.pin {
+		return fmt.Errorf("%s: buffer %q: pinned offset %d breaks the alignment of the buffer, its pool or its aliases", p.Where(it.root), p.Buffers[it.root].ID, it.pin)
+	}
+	return nil
+}
+
+// allowed returns the pools item k may use: its root's preferences (or
+// every pool, by rank then index), keeping those every alias member allows.
+func (in *instance) allowed(k int) []int {
+	pools := in.p.PoolList()
+	it := &in.its[k]
+	cands := it.pools
+	if cands == nil {
+		for q := range pools {
+			cands = append(cands, q)
+		}
+		slices.SortStableFunc(cands, func(a, b int) int { return pools[a].Rank - pools[b].Rank })
+	}
+	var out []int
+	for _, q := range cands {
+		ok := true
+		for _, m := range in.members[it.root] {
+			if l := in.p.Buffers[m].Pools; len(l) > 0 && !slices.Contains(l, pools[q].Name) {
+				ok = false
+			}
+		}
+		if ok {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // solvePhase finds (align, phase) such that offset ≡ phase (mod align)

@@ -1,0 +1,258 @@
+package heuristics
+
+import (
+	"context"
+	"slices"
+
+	"github.com/optalloc/optalloc/model"
+)
+
+func init() {
+	Register(&FreeList{})
+}
+
+// FreeList is the free-list planner of seed patent 000. It walks time in
+// order: at a buffer's start it allocates, at its end it releases (releases
+// first when both happen at one time; among starts, larger first). Free
+// blocks are kept sorted by size (a treap) and by address (maps), so every
+// step is O(log F): the planner is O(n log n) and scales to millions of
+// buffers. Allocation rules, each behind a knob:
+//
+//  1. a request of at most ReuseThreshold bytes goes straight to fresh
+//     memory (no fragments from tiny tensors);
+//  2. an equal free block is reused;
+//  3. otherwise the smallest larger block is split, the remainder going back
+//     to the free list;
+//  4. if only smaller blocks exist and the largest sits at the end of the
+//     arena, it is taken and extended with fresh memory (10 requested,
+//     blocks of 2 and 4 free with the 4 at the end: take 4, extend by 6);
+//  5. else fresh memory at the top of the arena.
+//
+// Release coalesces the block with adjacent free blocks. With several pools
+// (tiers), reuse is tried in each allowed pool in rank order, then fresh
+// memory comes from the first pool that still has capacity, then the next;
+// a buffer no pool can hold goes to fresh memory of its last allowed pool
+// (over capacity: the plan is then rejected by verify as infeasible).
+// Pinned buffers are reserved for the whole run (conservative), and the
+// arena starts above them, their gaps being free blocks. Alias groups are
+// one block; MiniMalloc gaps are ignored (whole lifetimes).
+type FreeList struct {
+	// ReuseThreshold: requests of at most this many bytes skip the free
+	// list (rule 1). 0 disables the rule.
+	ReuseThreshold int64
+	NoExact        bool // disable rule 2: blocks of exactly the requested size are skipped
+	NoSplit        bool // disable rule 3
+	NoExtend       bool // disable rule 4
+	NoCoalesce     bool // release without merging adjacent free blocks
+}
+
+// Name implements Planner.
+func (f *FreeList) Name() string { return "freelist" }
+
+// arena is the free-list state of one pool.
+type arena struct {
+	cap     int64 // 0 = unbounded
+	top     int64
+	bySize  treap
+	byStart map[int64]int64 // start → end of free blocks
+	byEnd   map[int64]int64 // end → start
+}
+
+func (a *arena) add(lo, hi int64, coalesce bool) {
+	if hi <= lo {
+		return
+	}
+	if coalesce {
+		if s, ok := a.byEnd[lo]; ok {
+			a.del(s, lo)
+			lo = s
+		}
+		if e, ok := a.byStart[hi]; ok {
+			a.del(hi, e)
+			hi = e
+		}
+	}
+	a.byStart[lo], a.byEnd[hi] = hi, lo
+	a.bySize.insert(hi-lo, lo)
+}
+
+func (a *arena) del(lo, hi int64) {
+	delete(a.byStart, lo)
+	delete(a.byEnd, hi)
+	a.bySize.remove(hi-lo, lo)
+}
+
+func (a *arena) fits(end int64) bool { return a.cap == 0 || end <= a.cap }
+
+// Plan implements Planner.
+func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, error) {
+	in, err := newInstance(p)
+	if err != nil {
+		return nil, err
+	}
+	pools := p.PoolList()
+	ar := make([]*arena, len(pools))
+	for q := range ar {
+		ar[q] = &arena{cap: pools[q].Capacity, byStart: map[int64]int64{}, byEnd: map[int64]int64{}}
+	}
+	n := len(in.its)
+	off := make([]int64, n)
+	poolOf := make([]int, n)
+	allowed := make([][]int, n)
+	var single []int
+	if len(pools) == 1 {
+		single = []int{0}
+	}
+	// pins: reserved for the whole run
+	pinned := make([][]span, len(pools))
+	for k := range in.its {
+		it := &in.its[k]
+		poolOf[k] = it.pool
+		if single != nil {
+			allowed[k] = single
+		} else {
+			allowed[k] = in.allowed(k)
+		}
+		if it.pin >= 0 {
+			off[k] = it.pin
+			if it.size > 0 {
+				pinned[it.pool] = append(pinned[it.pool], span{it.pin, it.pin + it.size})
+			}
+		}
+	}
+	for q, sp := range pinned {
+		slices.SortFunc(sp, func(a, b span) int { return cmp64(a.lo, b.lo) })
+		var top int64
+		for _, s := range sp {
+			ar[q].add(top, s.lo, true)
+			top = max(top, s.hi)
+		}
+		ar[q].top = top
+	}
+	// events: ends before starts at equal times; larger starts first
+	type event struct {
+		t    int64
+		k    int32
+		open bool
+	}
+	evs := make([]event, 0, 2*n)
+	for k := range in.its {
+		it := &in.its[k]
+		if it.pin >= 0 {
+			continue
+		}
+		if it.size == 0 {
+			off[k] = it.up(0)
+			continue
+		}
+		evs = append(evs, event{it.start, int32(k), true}, event{it.end, int32(k), false})
+	}
+	its := in.its
+	slices.SortFunc(evs, func(a, b event) int {
+		if a.t != b.t {
+			return cmp64(a.t, b.t)
+		}
+		if a.open != b.open {
+			if !a.open {
+				return -1
+			}
+			return 1
+		}
+		if a.open && its[a.k].size != its[b.k].size {
+			return cmp64(its[b.k].size, its[a.k].size)
+		}
+		return int(a.k - b.k)
+	})
+	curPool := -1
+	for x, ev := range evs {
+		if x&4095 == 4095 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		k := int(ev.k)
+		if !ev.open {
+			o := off[k]
+			ar[poolOf[k]].add(o, o+its[k].size, !f.NoCoalesce)
+			continue
+		}
+		q, o, err := f.allocate(in, k, allowed[k], ar, &curPool)
+		if err != nil {
+			return nil, err
+		}
+		off[k], poolOf[k] = o, q
+	}
+	return in.plan(off, poolOf), nil
+}
+
+// allocate finds a block for item k: reuse in each allowed pool, then fresh
+// memory in the first pool with capacity, else over capacity in the last.
+func (f *FreeList) allocate(in *instance, k int, allowed []int, ar []*arena, curPool *int) (int, int64, error) {
+	it := &in.its[k]
+	target := func(q int) error {
+		if q != *curPool && len(ar) > 1 {
+			*curPool = q
+			return in.retarget(k, q)
+		}
+		return nil
+	}
+	if it.size > f.ReuseThreshold {
+		for _, q := range allowed {
+			if err := target(q); err != nil {
+				return 0, 0, err
+			}
+			if o, ok := f.reuse(it, ar[q]); ok {
+				return q, o, nil
+			}
+		}
+	}
+	for i, q := range allowed {
+		if err := target(q); err != nil {
+			return 0, 0, err
+		}
+		a := ar[q]
+		o := it.up(a.top)
+		if a.fits(o+it.size) || i == len(allowed)-1 {
+			a.add(a.top, o, !f.NoCoalesce)
+			a.top = o + it.size
+			return q, o, nil
+		}
+	}
+	return 0, 0, nil // unreachable: allowed is never empty for a valid problem
+}
+
+// reuse applies rules 2–4 in one arena.
+func (f *FreeList) reuse(it *item, a *arena) (int64, bool) {
+	// rules 2 and 3: the smallest block ≥ size that holds the aligned item
+	for n := a.bySize.ceil(it.size, -1); n != nil; n = a.bySize.ceil(n.size, n.off+1) {
+		lo, hi := n.off, n.off+n.size
+		c := it.up(lo)
+		if c+it.size > hi {
+			continue
+		}
+		exact := c == lo && n.size == it.size
+		if exact && f.NoExact {
+			continue
+		}
+		if !exact && f.NoSplit {
+			break
+		}
+		a.del(lo, hi)
+		a.add(lo, c, false)
+		a.add(c+it.size, hi, false)
+		return c, true
+	}
+	// rule 4: the largest block sits at the end of the arena
+	if f.NoExtend {
+		return 0, false
+	}
+	if m := a.bySize.max(); m != nil && m.off+m.size == a.top {
+		c := it.up(m.off)
+		if c+it.size > a.top && a.fits(c+it.size) {
+			lo, hi := m.off, a.top
+			a.del(lo, hi)
+			a.add(lo, c, false)
+			a.top = c + it.size
+			return c, true
+		}
+	}
+	return 0, false
+}
