@@ -37,6 +37,8 @@ type builder struct {
 	align                         int64
 	inputsFromStart, outputsToEnd bool
 	several                       bool
+	rules                         *InPlace
+	renamed                       map[string]string // shared weight -> the buffer that holds it
 	rep                           *Report
 }
 
@@ -46,7 +48,7 @@ type builder struct {
 // schedule, aliases from the in-place rules and one buffer per distinct
 // weight content. The problem is validated. name is used in messages.
 func Build(f *File, name string) (*model.Problem, *Report, error) {
-	b := &builder{file: name, align: f.Alignment, inputsFromStart: true, outputsToEnd: true, rep: &Report{File: name}}
+	b := &builder{file: name, align: f.Alignment, inputsFromStart: true, outputsToEnd: true, rules: f.InPlace, rep: &Report{File: name}, renamed: map[string]string{}}
 	if b.align == 0 {
 		b.align = DefaultAlignment
 	}
@@ -98,6 +100,8 @@ func Build(f *File, name string) (*model.Problem, *Report, error) {
 		if err := b.inPlace(mi); err != nil {
 			return nil, nil, err
 		}
+		b.resolveOverlaps(mi)
+		b.report(mi)
 		infos[i] = mi
 	}
 	stages, err := b.stages(f, infos, byName)
@@ -107,6 +111,14 @@ func Build(f *File, name string) (*model.Problem, *Report, error) {
 	p, err := b.emit(infos, stages, true)
 	if err != nil {
 		return nil, nil, err
+	}
+	for i := range b.rep.Aliases {
+		a := &b.rep.Aliases[i]
+		for _, s := range []*string{&a.Child, &a.Parent, &a.Tensor} {
+			if k, ok := b.renamed[*s]; ok {
+				*s = k
+			}
+		}
 	}
 	b.rep.Stages = make([][]string, len(stages))
 	for s, st := range stages {

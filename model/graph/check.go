@@ -21,7 +21,6 @@ type tinfo struct {
 	end      int64
 	parent   int // alias parent (tensor index), -1 for none
 	delta    int64
-	views    [][2]int64 // byte ranges of the buffers placed directly inside it
 }
 
 // minfo is a checked model.
@@ -33,6 +32,7 @@ type minfo struct {
 	byName  map[string]int
 	steps   int64
 	live    []bool // tensor gets a buffer
+	made    []made // alias decisions in order
 }
 
 func (b *builder) errf(line int, format string, args ...any) error {

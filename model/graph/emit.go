@@ -143,6 +143,7 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 					wb.Start, wb.End = min(wb.Start, sp[0]), max(wb.End, sp[1])
 					ids[t] = wb.ID
 					if record {
+						b.renamed[id] = wb.ID
 						s, ok := shares[w]
 						if !ok {
 							s = len(b.rep.SharedWeights)

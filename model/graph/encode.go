@@ -58,6 +58,9 @@ func Write(w io.Writer, f *File) error {
 	if f.Schedule != nil {
 		field(&first, "schedule", f.Schedule)
 	}
+	if f.InPlace != nil {
+		field(&first, "in_place", f.InPlace)
+	}
 	if len(f.Models) > 0 {
 		if !first {
 			bw.WriteString(",\n")

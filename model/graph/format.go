@@ -17,6 +17,8 @@ type File struct {
 	Liveness *Liveness `json:"liveness,omitempty"`
 	// Schedule says how several models run: serial (default) or concurrent.
 	Schedule *Schedule `json:"schedule,omitempty"`
+	// InPlace switches the in-place rules on and off (all on by default).
+	InPlace *InPlace `json:"in_place,omitempty"`
 	// Models are the models; a single-model file may instead give Tensors
 	// and Ops at the top level.
 	Models []Model `json:"models,omitempty"`
@@ -39,6 +41,33 @@ type Liveness struct {
 	// (default); false frees them after their last consumer (or right after
 	// they are produced when nothing consumes them).
 	OutputsToEnd *bool `json:"outputs_to_end,omitempty"`
+}
+
+// InPlace switches the in-place rules; nil fields mean on.
+type InPlace struct {
+	Reshape *bool `json:"reshape,omitempty"`
+	Concat  *bool `json:"concat,omitempty"`
+	Split   *bool `json:"split,omitempty"`
+	Slice   *bool `json:"slice,omitempty"`
+}
+
+// on reports whether a rule is enabled.
+func (ip *InPlace) on(rule string) bool {
+	if ip == nil {
+		return true
+	}
+	var v *bool
+	switch rule {
+	case "reshape":
+		v = ip.Reshape
+	case "concat":
+		v = ip.Concat
+	case "split":
+		v = ip.Split
+	case "slice":
+		v = ip.Slice
+	}
+	return v == nil || *v
 }
 
 // Model is one network: its tensors and its ops in execution order.

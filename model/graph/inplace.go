@@ -88,13 +88,31 @@ func (b *builder) modelName(mi *minfo) string {
 	return ""
 }
 
+// made is one alias decision, kept in the order it was made.
+type made struct {
+	op            *Op
+	rule          string
+	child, tensor int
+}
+
 func (b *builder) alias(mi *minfo, o *Op, rule string, child, parent int, delta int64, tensor int) {
 	c := &mi.tensors[child]
 	c.parent, c.delta = parent, delta
-	b.rep.Aliases = append(b.rep.Aliases, AliasInfo{Model: b.modelName(mi), Op: o.Name, Rule: rule,
-		Child: mi.prefix + c.t.Name, Parent: mi.prefix + mi.tensors[parent].t.Name, Delta: delta,
-		Tensor: mi.prefix + mi.tensors[tensor].t.Name, Bytes: mi.tensors[tensor].bytes})
-	b.rep.CopyBytesRemoved += mi.tensors[tensor].bytes
+	mi.made = append(mi.made, made{op: o, rule: rule, child: child, tensor: tensor})
+}
+
+// report records the aliases that survived resolveOverlaps.
+func (b *builder) report(mi *minfo) {
+	for _, m := range mi.made {
+		c := &mi.tensors[m.child]
+		if c.parent < 0 {
+			continue
+		}
+		b.rep.Aliases = append(b.rep.Aliases, AliasInfo{Model: b.modelName(mi), Op: m.op.Name, Rule: m.rule,
+			Child: mi.prefix + c.t.Name, Parent: mi.prefix + mi.tensors[c.parent].t.Name, Delta: c.delta,
+			Tensor: mi.prefix + mi.tensors[m.tensor].t.Name, Bytes: mi.tensors[m.tensor].bytes})
+		b.rep.CopyBytesRemoved += mi.tensors[m.tensor].bytes
+	}
 }
 
 func (b *builder) opWhere(mi *minfo, o *Op) string {
@@ -296,23 +314,19 @@ func (b *builder) split(mi *minfo, i int) error {
 	return nil
 }
 
-// place puts child inside parent at byte delta for tensor's op, unless it
-// would overlap another buffer already placed directly inside parent: the
-// children of a buffer must be disjoint, so that only nested buffers share
-// bytes (what model.Problem and verify expect).
+// place puts child inside parent at byte delta for tensor's op when it
+// fits (resolveOverlaps later undoes placements that make unrelated
+// buffers share bytes while live).
 func (b *builder) place(mi *minfo, o *Op, rule string, child, parent int, delta int64, tensor int) bool {
 	tp, tc := &mi.tensors[parent], &mi.tensors[child]
+	if !b.rules.on(rule) {
+		b.skip(mi, o, rule, mi.tensors[tensor].t.Name, "in_place.%s is off", rule)
+		return false
+	}
 	if delta+tc.bytes > tp.bytes {
 		b.skip(mi, o, rule, mi.tensors[tensor].t.Name, "it does not fit inside %q", tp.t.Name)
 		return false
 	}
-	for _, v := range tp.views {
-		if delta < v[1] && v[0] < delta+tc.bytes {
-			b.skip(mi, o, rule, mi.tensors[tensor].t.Name, "bytes [%d, %d) of %q are already taken by another buffer placed inside it", delta, delta+tc.bytes, tp.t.Name)
-			return false
-		}
-	}
-	tp.views = append(tp.views, [2]int64{delta, delta + tc.bytes})
 	b.alias(mi, o, rule, child, parent, delta, tensor)
 	return true
 }

@@ -303,3 +303,23 @@ func randomGraph(rng *rand.Rand) string {
 	ops = append(ops, op("final", "Relu", l(last.name), l(out.name), ""))
 	return g(1+rng.IntN(2)*15, tensors, ops)
 }
+
+func TestSplitOfSharedWeight(t *testing.T) {
+	m := func(name string) string {
+		return fmt.Sprintf(`{"name": %q, "tensors": [{"name": "x", "shape": [1, 4], "dtype": "float32", "kind": "input"},
+		 {"name": "w", "shape": [2, 4], "dtype": "float32", "kind": "weight", "hash": "same"},
+		 {"name": "w0", "shape": [1, 4], "dtype": "float32"}, {"name": "w1", "shape": [1, 4], "dtype": "float32"},
+		 {"name": "y", "shape": [1, 4], "dtype": "float32", "kind": "output"}],
+		 "ops": [{"name": "sp", "type": "Split", "axis": 0, "inputs": ["w"], "outputs": ["w0", "w1"]},
+		  {"name": "f", "type": "F", "inputs": ["x", "w0", "w1"], "outputs": ["y"]}]}`, name)
+	}
+	src := `{"alignment": 1, "models": [` + m("a") + `,` + m("b") + `]}`
+	p, r := build(t, src)
+	assert.Equal(t, &model.Alias{Parent: "a/w", Delta: 16}, bufOf(t, p, "b/w1").Alias)
+	idx := p.Index()
+	for _, a := range r.Aliases {
+		assert.Contains(t, idx, a.Parent)
+		assert.Contains(t, idx, a.Child)
+	}
+	simulate(t, p, mustDecode(t, src), r)
+}
