@@ -1,0 +1,94 @@
+package verify_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/verify"
+)
+
+// transformerPlan returns n buffers with transformer-like lifetimes and a
+// plan that is valid by construction. Layer l spans time [12l, 12l+12):
+//   - a residual stream tensor live [12l, 12l+13), at 0 or R by parity;
+//   - a KV-cache-like tensor live [12l+2, 12l+104), in one of 10 slots;
+//   - 12 ops; op g (global index) lives [g, g+1+(g%12)%3) and sits in
+//     slot g%3 (ops three apart never meet).
+//
+// All sizes and offsets are multiples of 64 and every buffer has Align 64.
+func transformerPlan(n int) (*model.Problem, *model.Plan) {
+	const (
+		r      = 4096 * 64 // residual size
+		kv     = 1024 * 64 // KV slot size
+		opSlot = 4096 * 64 // largest op
+	)
+	p := &model.Problem{Buffers: make([]model.Buffer, 0, n)}
+	pl := &model.Plan{Placements: make([]model.Placement, 0, n)}
+	add := func(id string, start, end, size, off int64) {
+		if len(p.Buffers) < n {
+			p.Buffers = append(p.Buffers, model.Buffer{ID: id, Start: start, End: end, Size: size, Align: 64})
+			pl.Placements = append(pl.Placements, model.Placement{Offset: off, Size: size})
+		}
+	}
+	for l := int64(0); len(p.Buffers) < n; l++ {
+		t := 12 * l
+		add(fmt.Sprintf("l%d.residual", l), t, t+13, r, (l%2)*r)
+		add(fmt.Sprintf("l%d.kv", l), t+2, t+104, kv, 2*r+(l%10)*kv)
+		for k := int64(0); k < 12; k++ {
+			g := t + k
+			size := 64 * (1 + (l*7+k*13)%4096)
+			add(fmt.Sprintf("l%d.op%d", l, k), g, g+1+k%3, size, 2*r+10*kv+(g%3)*opSlot)
+		}
+	}
+	return p, pl
+}
+
+func TestTransformerPlanIsValid(t *testing.T) {
+	p, pl := transformerPlan(20_000)
+	require.NoError(t, p.Validate())
+	require.Empty(t, verify.Check(p, pl))
+
+	// Moving one op onto its neighbour's slot must be caught.
+	pl.Placements[3].Offset = pl.Placements[4].Offset // l0.op1 [1,3) onto l0.op2 [2,5)
+	got := verify.Check(p, pl)
+	require.NotEmpty(t, got)
+	assert.Equal(t, verify.Overlap, got[0].Kind)
+	assert.Equal(t, []string{"l0.op1", "l0.op2"}, got[0].Buffers)
+}
+
+// BenchmarkCheck1M verifies a valid plan of 1M transformer-like buffers.
+//
+//	go test ./verify/ -run XXX -bench Check1M -benchmem -count 3
+func BenchmarkCheck1M(b *testing.B) {
+	p, pl := transformerPlan(1_000_000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if vs := verify.Check(p, pl); len(vs) != 0 {
+			b.Fatalf("valid plan rejected: %v", vs[0])
+		}
+	}
+}
+
+// BenchmarkCheck1MOverlaps verifies a 1M-buffer plan where every op sits
+// on slot 0, so that about 2/3 of the ops overlap a neighbour: the cost of
+// reporting up to MaxViolations violations.
+func BenchmarkCheck1MOverlaps(b *testing.B) {
+	p, pl := transformerPlan(1_000_000)
+	base := pl.Placements[2].Offset
+	for i := range p.Buffers {
+		if i%14 >= 2 {
+			pl.Placements[i].Offset = base
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if vs := verify.Check(p, pl); len(vs) != verify.MaxViolations+1 {
+			b.Fatalf("%d violations", len(vs))
+		}
+	}
+}
