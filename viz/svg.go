@@ -237,8 +237,10 @@ func (pic *picture) summary() string {
 	return s + fmt.Sprintf(" · %d buffers · colour by %s", len(pic.p.Buffers), pic.colorBy)
 }
 
-const svgStyle = `.buf{stroke:#fff;stroke-width:.5px;vector-effect:non-scaling-stroke}
-.buf.crit{stroke:#000;stroke-width:1.5px}
+// svgStyle is the picture's CSS; %s is the outline of the buffers that
+// define the peak, thinner as pictures get denser (see critStroke).
+const svgStyle = `.buf{stroke:#fff;stroke-width:.5px;vector-effect:non-scaling-stroke;fill-opacity:.5}
+.buf.crit{fill-opacity:1;%s}
 .hl{stroke-width:1.5px;vector-effect:non-scaling-stroke}
 .grid{stroke:#e4e4e4;stroke-width:1px}
 .tick{fill:#444;font-size:11px}
@@ -261,7 +263,7 @@ func WriteSVG(w io.Writer, p *model.Problem, pl *model.Plan, opt Options) error 
 func (pic *picture) writeSVG(w *bufio.Writer, titles bool) {
 	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" class="optalloc-plan" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
 		pic.width, pic.height, pic.width, pic.height)
-	fmt.Fprintf(w, "<style>%s</style>\n", svgStyle)
+	fmt.Fprintf(w, "<style>"+svgStyle+"</style>\n", pic.critStroke())
 	fmt.Fprintf(w, `<rect class="bg" width="%d" height="%d" fill="#fff"/>`+"\n", pic.width, pic.height)
 	fmt.Fprintf(w, `<text class="title" x="%d" y="22" font-size="16" font-weight="bold">%s</text>`+"\n", marginLeft, esc(pic.title))
 	fmt.Fprintf(w, `<text class="subtitle" x="%d" y="42" fill="#333">%s</text>`+"\n", marginLeft, esc(pic.summary()))
@@ -333,6 +335,19 @@ func (pic *picture) writePanel(w *bufio.Writer, pn *panel, titles bool) {
 	w.WriteString("</g>\n</g>\n")
 }
 
+// critStroke outlines the buffers that define the peak: a black line on
+// sparse pictures; on dense ones lines would hide the colours, so there only
+// their full opacity (the others are faded) marks them.
+func (pic *picture) critStroke() string {
+	switch n := len(pic.p.Buffers); {
+	case n <= 200:
+		return "stroke:#000;stroke-width:1.5px"
+	case n <= 500:
+		return "stroke:#000;stroke-width:.6px"
+	}
+	return "stroke:none"
+}
+
 type hline struct {
 	addr         int64
 	color, label string
@@ -360,7 +375,12 @@ func (pic *picture) writeLegend(w *bufio.Writer) {
 		fmt.Fprintf(w, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d">%s</text>`, x, y, it[0], x+18, y+10, esc(it[1]))
 		y += 18
 	}
-	fmt.Fprintf(w, `<rect x="%d" y="%d" width="12" height="12" fill="#ccc" stroke="#000" stroke-width="1.5"/><text x="%d" y="%d">defines the peak</text>`, x, y, x+18, y+10)
+	outline := ` stroke="#000" stroke-width="1.5"`
+	if pic.critStroke() == "stroke:none" {
+		outline = ""
+	}
+	fmt.Fprintf(w, `<rect x="%d" y="%d" width="12" height="12" fill="#4e79a7"%s/><text x="%d" y="%d">defines the peak</text>`, x, y, outline, x+18, y+10)
+	fmt.Fprintf(w, `<rect x="%d" y="%d" width="12" height="12" fill="#4e79a7" fill-opacity=".5"/><text x="%d" y="%d">other buffers</text>`, x, y+18, x+18, y+28)
 	w.WriteString("</g>\n")
 }
 
