@@ -232,3 +232,48 @@ func (r *Report) WriteText(w io.Writer) error {
 	_, err := io.WriteString(w, sb.String())
 	return err
 }
+
+// WritePlacements writes where a plan put every scratch buffer (offset,
+// granted size, pool) and every zero-copy tensor, for the CLI's --explain.
+// pl must be a plan of p, the problem Build returned with this report.
+func (r *Report) WritePlacements(w io.Writer, p *model.Problem, pl *model.Plan) error {
+	var sb strings.Builder
+	idx := p.Index()
+	pools := p.PoolList()
+	at := func(id string) (model.Placement, string, bool) {
+		i, ok := idx[id]
+		if !ok || i >= len(pl.Placements) {
+			return model.Placement{}, "", false
+		}
+		q := pl.Placements[i]
+		name := "?"
+		if q.Pool >= 0 && q.Pool < len(pools) {
+			name = pools[q.Pool].Name
+		}
+		return q, name, true
+	}
+	if len(r.Scratch) > 0 {
+		sb.WriteString("scratch placements:\n")
+		for _, s := range r.Scratch {
+			if q, pool, ok := at(s.ID); ok {
+				fmt.Fprintf(&sb, "  %s: offset %d, %d B granted (min %d", s.ID, q.Offset, q.Size, s.Size)
+				if s.MaxSize > s.Size {
+					fmt.Fprintf(&sb, ", max %d", s.MaxSize)
+				}
+				fmt.Fprintf(&sb, "), pool %s\n", pool)
+			}
+		}
+	}
+	if len(r.Aliases) > 0 {
+		sb.WriteString("zero-copy placements:\n")
+		for _, a := range r.Aliases {
+			q, pool, ok1 := at(a.Child)
+			pq, _, ok2 := at(a.Parent)
+			if ok1 && ok2 {
+				fmt.Fprintf(&sb, "  %s at offset %d = %s (offset %d) + %d, pool %s\n", a.Child, q.Offset, a.Parent, pq.Offset, a.Delta, pool)
+			}
+		}
+	}
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
