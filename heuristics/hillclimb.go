@@ -195,3 +195,10 @@ func excess(its []item, off []int64, lb int64) int64 {
 	}
 	return e
 }
+
+// WithSeed implements Seeded: a copy of the planner with another seed.
+func (h *HillClimb) WithSeed(seed int64) Planner {
+	c := *h
+	c.Seed = seed
+	return &c
+}

@@ -1,0 +1,180 @@
+package heuristics
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/verify"
+)
+
+// PortfolioOptions configure Portfolio.
+type PortfolioOptions struct {
+	// Threads is the number of planners run at once; 0 means
+	// runtime.NumCPU().
+	Threads int
+	// Seed is given to the seeded planners (hillclimb).
+	Seed int64
+	// LowerBound, when > 0, is a proven lower bound on the peak: a planner
+	// reaching it stops every planner after it in the list.
+	LowerBound int64
+	// Planners are the names to run, in tie-breaking order; empty means
+	// DefaultPortfolio(number of buffers).
+	Planners []string
+}
+
+// largeInstance is the number of buffers above which the default portfolio
+// keeps only the planners that stay fast on long traces.
+const largeInstance = 20000
+
+// DefaultPortfolio returns the planners Portfolio runs by default on a
+// problem of n buffers: every registered planner, or on more than 20 000
+// buffers the fast ones (freelist, greedy-size, firstfit-size,
+// firstfit-area, greedy-lifetime).
+func DefaultPortfolio(n int) []string {
+	if n > largeInstance {
+		return []string{"freelist", "greedy-size", "firstfit-size", "firstfit-area", "greedy-lifetime"}
+	}
+	return Names()
+}
+
+// Seeded is a planner whose randomness comes from a seed.
+type Seeded interface {
+	WithSeed(seed int64) Planner
+}
+
+// Portfolio runs planners concurrently and returns the best verified plan
+// and the winner's name. Every plan is checked with verify.Check: a plan
+// with any violation other than out-of-capacity is a bug, and Portfolio
+// returns an error naming the planner (the plan is never used). Plans that
+// only exceed a pool's capacity are kept but rank after plans that fit.
+// Ranking: fits capacity, then the largest pool peak, then the sum of the
+// pool peaks, then the planner's place in the list — never finishing time,
+// so the result is deterministic for a given seed. When a plan reaches
+// LowerBound, the planners after it in the list are cancelled (those
+// before it run on, as they would win a tie). When ctx is done, the best
+// plan so far is returned if there is one.
+func Portfolio(ctx context.Context, p *model.Problem, opt PortfolioOptions) (*model.Plan, string, error) {
+	if err := p.Validate(); err != nil {
+		return nil, "", err
+	}
+	names := opt.Planners
+	if len(names) == 0 {
+		names = DefaultPortfolio(len(p.Buffers))
+	}
+	planners := make([]Planner, len(names))
+	for i, name := range names {
+		pl, ok := ByName(name)
+		if !ok {
+			return nil, "", fmt.Errorf("unknown planner %q (known: %s)", name, strings.Join(Names(), ", "))
+		}
+		if s, ok := pl.(Seeded); ok {
+			pl = s.WithSeed(opt.Seed)
+		}
+		planners[i] = pl
+	}
+	threads := opt.Threads
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	type result struct {
+		plan  *model.Plan
+		score [3]int64 // over capacity (0/1), max peak, sum of peaks
+		err   error
+		done  bool
+	}
+	results := make([]result, len(planners))
+	cancels := make([]context.CancelFunc, len(planners))
+	ctxs := make([]context.Context, len(planners))
+	for i := range planners {
+		ctxs[i], cancels[i] = context.WithCancel(ctx)
+	}
+	defer func() {
+		for _, c := range cancels {
+			c()
+		}
+	}()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, threads)
+	for i, pl := range planners {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if ctxs[i].Err() != nil {
+				return
+			}
+			plan, err := pl.Plan(ctxs[i], p)
+			if err != nil {
+				if ctxs[i].Err() == nil {
+					mu.Lock()
+					results[i] = result{err: fmt.Errorf("planner %s: %w", pl.Name(), err), done: true}
+					mu.Unlock()
+				}
+				return
+			}
+			r := result{plan: plan, done: true}
+			over := false
+			for _, v := range verify.Check(p, plan) {
+				if v.Kind == verify.OutOfCapacity {
+					over = true
+					continue
+				}
+				r = result{err: fmt.Errorf("planner %s produced an invalid plan (a bug): %s", pl.Name(), v), done: true}
+				break
+			}
+			if r.err == nil {
+				peaks := plan.PoolPeaks(p)
+				if over {
+					r.score[0] = 1
+				}
+				for _, v := range peaks {
+					r.score[1] = max(r.score[1], v)
+					r.score[2] += v
+				}
+			}
+			mu.Lock()
+			results[i] = r
+			mu.Unlock()
+			if r.err == nil && !over && opt.LowerBound > 0 && r.score[1] <= opt.LowerBound {
+				for j := i + 1; j < len(cancels); j++ {
+					cancels[j]()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	best := -1
+	for i, r := range results {
+		if r.err != nil {
+			return nil, "", r.err
+		}
+		if r.plan == nil {
+			continue
+		}
+		if best < 0 || less3(r.score, results[best].score) {
+			best = i
+		}
+	}
+	if best < 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, "", err
+		}
+		return nil, "", fmt.Errorf("no planner produced a plan")
+	}
+	return results[best].plan, planners[best].Name(), nil
+}
+
+func less3(a, b [3]int64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
