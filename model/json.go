@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -75,7 +76,7 @@ func ReadJSON(r io.Reader, name string) (*Problem, error) {
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return nil, fail(dec.InputOffset(), "%v", err)
+			return nil, fail(dec.InputOffset(), "%s", jsonMsg(err))
 		}
 		key, _ := t.(string)
 		switch key {
@@ -102,7 +103,7 @@ func ReadJSON(r io.Reader, name string) (*Problem, error) {
 				p.Buffers = append(p.Buffers, b)
 			}
 			if _, err := dec.Token(); err != nil {
-				return nil, fail(dec.InputOffset(), "%v", err)
+				return nil, fail(dec.InputOffset(), "%s", jsonMsg(err))
 			}
 		default:
 			return nil, fail(dec.InputOffset(), "unknown field %q (want buffers, pools)", key)
@@ -180,6 +181,12 @@ func WriteJSON(w io.Writer, p *Problem) error {
 }
 
 func jsonMsg(err error) string {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return "unexpected end of file (is a bracket or brace missing?)"
+	}
+	if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field == "" {
+		return fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value)
+	}
 	if te, ok := err.(*json.UnmarshalTypeError); ok {
 		return fmt.Sprintf("field %s: expected %s, got JSON %s", te.Field, te.Type, te.Value)
 	}
