@@ -196,7 +196,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	pf("weights stored: %d B; shared: %d, saving %d B\n", r.WeightBytes, len(r.SharedWeights), r.WeightBytesSaved)
-	for _, s := range r.SharedWeights {
+	const maxShared = 20
+	for k, s := range r.SharedWeights {
+		if k == maxShared {
+			pf("  … and %d more\n", len(r.SharedWeights)-maxShared)
+			break
+		}
 		pf("  %s (%d B) also serves %s\n", s.Kept, s.Bytes, strings.Join(s.Also, ", "))
 	}
 	if len(r.Scratch) > 0 {

@@ -1,10 +1,3 @@
-// Package zoo generates the example model graphs of examples/ from the
-// published layer definitions: every shape is computed from the layer
-// parameters, nothing is typed by hand. Run
-//
-//	OPTALLOC_GEN_EXAMPLES=1 go test ./model/graph/ -run TestGenerateExamples
-//
-// to rewrite examples/*.graph.json.
 package zoo
 
 import (
