@@ -50,7 +50,9 @@ func Decode(r io.Reader, name string) (*File, error) {
 	f := &File{}
 	if err := d.object("a JSON object with \"models\" (or \"tensors\" and \"ops\")", func(key string, off int64) error {
 		switch key {
-		case "format", "comment":
+		case "format":
+			return d.value(key, &f.Format)
+		case "comment":
 			return d.value(key, &f.Comment)
 		case "name":
 			return d.value(key, &f.Name)

@@ -43,6 +43,9 @@ func Write(w io.Writer, f *File) error {
 	}
 	bw.WriteString("{\n")
 	first := true
+	if f.Format != "" {
+		field(&first, "format", f.Format)
+	}
 	if f.Comment != "" {
 		field(&first, "comment", f.Comment)
 	}

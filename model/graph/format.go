@@ -25,6 +25,8 @@ type File struct {
 	// Tensors and Ops of a single-model file.
 	Tensors []Tensor `json:"tensors,omitempty"`
 	Ops     []Op     `json:"ops,omitempty"`
+	// Format optionally names the format version ("optalloc-graph/1").
+	Format string `json:"format,omitempty"`
 	// Comment is free text, ignored.
 	Comment string `json:"comment,omitempty"`
 

@@ -12,12 +12,12 @@ import (
 // not take), the copies removed, the weights stored once, the scratch
 // buffers, and each model's memory alone against the shared problem.
 type Report struct {
-	File      string     `json:"file"`
-	Alignment int64      `json:"alignment"`
-	Stages    [][]string `json:"stages"` // stages run one after another; models of a stage run together
-	Models    []ModelReport
-	Aliases   []AliasInfo `json:"aliases"`
-	Skipped   []SkipInfo  `json:"skipped,omitempty"`
+	File      string        `json:"file"`
+	Alignment int64         `json:"alignment"`
+	Stages    [][]string    `json:"stages"` // stages run one after another; models of a stage run together
+	Models    []ModelReport `json:"models"`
+	Aliases   []AliasInfo   `json:"aliases"`
+	Skipped   []SkipInfo    `json:"skipped,omitempty"`
 	// CopyBytesRemoved sums the bytes the in-place rules no longer copy.
 	CopyBytesRemoved int64         `json:"copy_bytes_removed"`
 	SharedWeights    []WeightShare `json:"shared_weights,omitempty"`
