@@ -92,6 +92,19 @@ func TestPropertyEveryPlannerIsValid(t *testing.T) {
 			if len(p.Pools) == 0 {
 				require.GreaterOrEqual(t, plan.Peak(p), ml, pl.Name())
 			}
+			if pl.Name() == "greedy-size" || pl.Name() == "freelist" {
+				for _, opt := range []ScratchOptions{{}, {Top: true}, {NoElastic: true}} {
+					got, err := FillScratch(p, plan, opt)
+					require.NoError(t, err)
+					require.Empty(t, verify.Check(p, got), "scratch pass %+v after %s on instance %d", opt, pl.Name(), it)
+				}
+			}
+		}
+		if it%10 == 0 {
+			plan, name, err := Portfolio(context.Background(), p, PortfolioOptions{Threads: 2, Seed: int64(it)})
+			require.NoError(t, err)
+			require.NotEmpty(t, name)
+			require.Empty(t, verify.Check(p, plan))
 		}
 	}
 }

@@ -1,0 +1,70 @@
+package heuristics
+
+import (
+	"context"
+	"testing"
+
+	"github.com/optalloc/optalloc/model"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPortfolioDeterministic(t *testing.T) {
+	p := transformerTrace(300, 5)
+	var first *model.Plan
+	var firstName string
+	for run := 0; run < 4; run++ {
+		plan, name, err := Portfolio(context.Background(), p, PortfolioOptions{Threads: 1 + run%2, Seed: 7})
+		require.NoError(t, err)
+		if first == nil {
+			first, firstName = plan, name
+			continue
+		}
+		require.Equal(t, firstName, name)
+		require.Equal(t, first.Placements, plan.Placements)
+	}
+	// the winner is no worse than any planner run alone
+	for _, pl := range All() {
+		if _, ok := pl.(Seeded); ok {
+			continue
+		}
+		plan, err := pl.Plan(context.Background(), p)
+		require.NoError(t, err)
+		require.LessOrEqual(t, first.Peak(p), plan.Peak(p), pl.Name())
+	}
+}
+
+func TestPortfolioLowerBoundTies(t *testing.T) {
+	// every planner reaches max-live here: the first in the list wins
+	p := bufs([3]int64{0, 2, 4}, [3]int64{1, 3, 4}, [3]int64{2, 4, 4})
+	lb := p.ComputeSweep().MaxLive
+	plan, name, err := Portfolio(context.Background(), p, PortfolioOptions{LowerBound: lb, Planners: []string{"freelist", "greedy-size", "strip-size"}})
+	require.NoError(t, err)
+	require.Equal(t, "freelist", name)
+	require.Equal(t, lb, plan.Peak(p))
+}
+
+// badPlanner overlaps every buffer at offset 0.
+type badPlanner struct{}
+
+func (badPlanner) Name() string { return "bad" }
+func (badPlanner) Plan(_ context.Context, p *model.Problem) (*model.Plan, error) {
+	return model.NewPlan(p), nil
+}
+
+func TestPortfolioRejectsInvalidPlans(t *testing.T) {
+	saved := registry
+	defer func() { registry = saved }()
+	Register(badPlanner{})
+	p := bufs([3]int64{0, 2, 4}, [3]int64{1, 3, 4})
+	_, _, err := Portfolio(context.Background(), p, PortfolioOptions{Planners: []string{"greedy-size", "bad"}})
+	require.ErrorContains(t, err, "planner bad produced an invalid plan")
+	_, _, err = Portfolio(context.Background(), p, PortfolioOptions{Planners: []string{"nope"}})
+	require.ErrorContains(t, err, `unknown planner "nope"`)
+}
+
+func TestPortfolioCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err := Portfolio(ctx, transformerTrace(100, 1), PortfolioOptions{})
+	require.ErrorIs(t, err, context.Canceled)
+}

@@ -1,0 +1,245 @@
+package heuristics
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/optalloc/optalloc/model"
+)
+
+// ScratchOptions configure FillScratch.
+type ScratchOptions struct {
+	// Top puts a fixed scratch buffer at the top of its gap instead of the
+	// bottom (the bottom sits on the buffer below it, which may itself be
+	// a scratch buffer).
+	Top bool
+	// NoElastic grants elastic scratch only its minimum size, placed like
+	// fixed scratch.
+	NoElastic bool
+}
+
+// FillScratch is the scratch gap-filling pass of seed patent 004, usable
+// after any plan. Buffers of kind Scratch (not pinned, not in an alias
+// group) live only during their op; the pass lifts them out of the plan
+// and puts them back into the gaps the other buffers leave, without
+// raising any pool's peak where it can:
+//
+//  1. fixed-size scratch, largest first, goes into the smallest gap that
+//     holds it at its time, at the gap's bottom (or top with opt.Top);
+//  2. elastic scratch (MaxSize > Size) is taken in clusters of buffers live
+//     at overlapping times; a cluster's buffers (largest minimum first)
+//     take the largest remaining gaps, one each, and when there are more
+//     buffers than gaps they are dealt round-robin and a gap is split
+//     evenly among its buffers; each is granted Placement.Size in
+//     [Size, MaxSize], as much as its share holds;
+//  3. only a buffer that fits no gap grows the arena: it goes on top of
+//     the buffers it meets in time.
+//
+// Every buffer stays in its pool. Gaps are computed on whole rectangles
+// (MiniMalloc gaps of the other buffers are not used: conservative). The
+// input plan is not modified.
+func FillScratch(p *model.Problem, pl *model.Plan, opt ScratchOptions) (*model.Plan, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if len(pl.Placements) != len(p.Buffers) {
+		return nil, fmt.Errorf("the plan has %d placements for %d buffers", len(pl.Placements), len(p.Buffers))
+	}
+	out := pl.Clone()
+	inGroup := make([]bool, len(p.Buffers))
+	var index map[string]int
+	for i := range p.Buffers {
+		if a := p.Buffers[i].Alias; a != nil {
+			if index == nil {
+				index = p.Index()
+			}
+			inGroup[i] = true
+			r, _ := p.Root(i, index)
+			inGroup[r] = true
+		}
+	}
+	pools := p.PoolList()
+	for q := range pools {
+		var bufs, scratch []int
+		for i := range p.Buffers {
+			if out.Placements[i].Pool != q {
+				continue
+			}
+			bufs = append(bufs, i)
+			b := &p.Buffers[i]
+			if b.Kind == model.Scratch && b.Pin == nil && !inGroup[i] {
+				scratch = append(scratch, i)
+			}
+		}
+		if len(scratch) > 0 {
+			fillPool(p, out, bufs, scratch, pools[q].Alignment(), opt)
+		}
+	}
+	return out, nil
+}
+
+// scratchPool is the state of FillScratch in one pool.
+type scratchPool struct {
+	p     *model.Problem
+	out   *model.Plan
+	bufs  []int // problem indices; position = index in its/tree
+	its   []item
+	rs    []int32
+	re    []int32
+	tree  *itree
+	peak  int64
+	found []int32
+	spans []span
+}
+
+func fillPool(p *model.Problem, out *model.Plan, bufs, scratch []int, poolAlign int64, opt ScratchOptions) {
+	sp := &scratchPool{p: p, out: out, bufs: bufs}
+	pos := make(map[int]int, len(bufs))
+	isScratch := make(map[int]bool, len(scratch))
+	for _, i := range scratch {
+		isScratch[i] = true
+	}
+	for x, i := range bufs {
+		b := &p.Buffers[i]
+		pos[i] = x
+		sp.its = append(sp.its, item{start: b.Start, end: b.End, size: out.Placements[i].Size,
+			align: lcm(b.Alignment(), poolAlign), pin: -1, root: i})
+	}
+	sp.rs, sp.re = timeRanks(sp.its)
+	sp.tree = newITree(sp.rs, sp.re)
+	for x, i := range bufs {
+		if !isScratch[i] && sp.its[x].size > 0 {
+			sp.tree.add(x, sp.re[x])
+			sp.peak = max(sp.peak, out.Placements[i].Offset+sp.its[x].size)
+		}
+	}
+	var fixed, elastic []int // positions
+	for _, i := range scratch {
+		x := pos[i]
+		if p.Buffers[i].Elastic() && !opt.NoElastic {
+			elastic = append(elastic, x)
+		} else {
+			sp.its[x].size = p.Buffers[i].Size
+			fixed = append(fixed, x)
+		}
+	}
+	slices.SortStableFunc(fixed, func(a, b int) int { return cmp64(sp.its[b].size, sp.its[a].size) })
+	for _, x := range fixed {
+		sp.placeFixed(x, p.Buffers[bufs[x]].Size, opt.Top)
+	}
+	slices.SortStableFunc(elastic, func(a, b int) int { return cmp64(sp.its[a].start, sp.its[b].start) })
+	for i := 0; i < len(elastic); {
+		j, end := i+1, sp.its[elastic[i]].end
+		for j < len(elastic) && sp.its[elastic[j]].start < end {
+			end = max(end, sp.its[elastic[j]].end)
+			j++
+		}
+		sp.placeElastic(elastic[i:j])
+		i = j
+	}
+}
+
+// gaps returns the free byte ranges below the peak during the window of
+// ranks [s, e).
+func (sp *scratchPool) gaps(s, e int32) []span {
+	sp.found = sp.tree.query(s, e, sp.found[:0])
+	sp.spans = sp.spans[:0]
+	for _, x := range sp.found {
+		o := sp.out.Placements[sp.bufs[x]].Offset
+		sp.spans = append(sp.spans, span{o, o + sp.its[x].size})
+	}
+	slices.SortFunc(sp.spans, func(a, b span) int { return cmp64(a.lo, b.lo) })
+	var out []span
+	var top int64
+	for _, b := range sp.spans {
+		if b.lo > top {
+			out = append(out, span{top, b.lo})
+		}
+		top = max(top, b.hi)
+	}
+	if sp.peak > top {
+		out = append(out, span{top, sp.peak})
+	}
+	return out
+}
+
+// set places position x at offset o with granted size g.
+func (sp *scratchPool) set(x int, o, g int64) {
+	i := sp.bufs[x]
+	sp.out.Placements[i].Offset, sp.out.Placements[i].Size = o, g
+	sp.its[x].size = g
+	if g > 0 {
+		sp.tree.add(x, sp.re[x])
+		sp.peak = max(sp.peak, o+g)
+	}
+}
+
+// placeFixed puts x (size g) into the smallest gap that holds it, else on
+// top of what it meets.
+func (sp *scratchPool) placeFixed(x int, g int64, top bool) {
+	it := &sp.its[x]
+	if g == 0 {
+		sp.set(x, 0, 0)
+		return
+	}
+	best, bestLen := int64(-1), int64(-1)
+	var hi int64
+	for _, gp := range sp.gaps(sp.rs[x], sp.re[x]) {
+		c := it.up(gp.lo)
+		if top {
+			c = (gp.hi - g) / it.align * it.align
+		}
+		if c >= gp.lo && c+g <= gp.hi && (bestLen < 0 || gp.hi-gp.lo < bestLen) {
+			best, bestLen = c, gp.hi-gp.lo
+		}
+	}
+	if best < 0 {
+		// nothing fits: on top of the buffers live with it
+		for _, b := range sp.spans {
+			hi = max(hi, b.hi)
+		}
+		best = it.up(hi)
+	}
+	sp.set(x, best, g)
+}
+
+// placeElastic grants a cluster of elastic buffers the largest gaps of
+// their common window, split evenly when they outnumber the gaps.
+func (sp *scratchPool) placeElastic(cl []int) {
+	s, e := sp.rs[cl[0]], sp.re[cl[0]]
+	for _, x := range cl {
+		s, e = min(s, sp.rs[x]), max(e, sp.re[x])
+	}
+	gs := sp.gaps(s, e)
+	slices.SortStableFunc(gs, func(a, b span) int { return cmp64(b.hi-b.lo, a.hi-a.lo) })
+	bs := slices.Clone(cl)
+	minSize := func(x int) int64 { return sp.p.Buffers[sp.bufs[x]].Size }
+	slices.SortStableFunc(bs, func(a, b int) int { return cmp64(minSize(b), minSize(a)) })
+	var misfits []int
+	if len(gs) > 0 {
+		deal := make([][]int, len(gs))
+		for t, x := range bs {
+			deal[t%len(gs)] = append(deal[t%len(gs)], x)
+		}
+		for gi, xs := range deal {
+			cursor := gs[gi].lo
+			for t, x := range xs {
+				c := sp.its[x].up(cursor)
+				share := (gs[gi].hi - c) / int64(len(xs)-t)
+				b := &sp.p.Buffers[sp.bufs[x]]
+				g := min(b.MaxSize, share)
+				if g < b.Size {
+					misfits = append(misfits, x)
+					continue
+				}
+				sp.set(x, c, g)
+				cursor = c + g
+			}
+		}
+	} else {
+		misfits = bs
+	}
+	for _, x := range misfits {
+		sp.placeFixed(x, minSize(x), false)
+	}
+}
