@@ -139,12 +139,34 @@ func runWithBar(ctx context.Context, e *env, insts []benchmarks.Instance, cfg be
 			progressbar.OptionSetElapsedTime(true),
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionClearOnFinish(),
-			progressbar.OptionThrottle(100*time.Millisecond))
+			progressbar.OptionSetRenderBlankState(true),
+		)
 		cfg.OnRun = func(inst string, r benchmarks.MethodRun) {
 			bar.Describe(shortName(inst) + " " + r.Method)
 			bar.Add(1)
 		}
-		defer bar.Finish()
+		// Redraw twice a second so that the elapsed time moves during
+		// long solves.
+		stop := make(chan struct{})
+		ticked := make(chan struct{})
+		go func() {
+			defer close(ticked)
+			t := time.NewTicker(500 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+					bar.Add(0)
+				}
+			}
+		}()
+		defer func() {
+			close(stop)
+			<-ticked
+			bar.Finish()
+		}()
 	}
 	return benchmarks.Run(ctx, insts, cfg)
 }

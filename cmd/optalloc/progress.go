@@ -37,14 +37,32 @@ type progress struct {
 	mu      sync.Mutex
 	last    solve.Progress
 	have    bool // a report arrived
-	printed bool // something was written since the last report (plain mode)
+	stopped bool // finish was called: reports are ignored
 	width   int  // length of the line drawn last (tty mode)
 	stop    chan struct{}
 	done    chan struct{}
 }
 
 func newProgress(e *env) (func(solve.Progress), func()) {
-	return startProgress(e.stderr, isTerminal(e.stderr), time.Now())
+	tty := isTerminal(e.stderr)
+	report, done := startProgress(e.stderr, tty, time.Now())
+	if tty {
+		// The updating line gives way to any other output on stderr (the
+		// summary line, a warning): it is cleared and stops first.
+		e.stderr = &yieldWriter{w: e.stderr, done: done}
+	}
+	return report, done
+}
+
+// yieldWriter stops the progress display before its first write.
+type yieldWriter struct {
+	w    io.Writer
+	done func()
+}
+
+func (y *yieldWriter) Write(p []byte) (int, error) {
+	y.done()
+	return y.w.Write(p)
 }
 
 // startProgress starts the display on w; tty selects the updating line.
@@ -62,7 +80,10 @@ func startProgress(w io.Writer, tty bool, start time.Time) (func(solve.Progress)
 func (pr *progress) report(p solve.Progress) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
-	pr.last, pr.have, pr.printed = p, true, false
+	if pr.stopped {
+		return
+	}
+	pr.last, pr.have = p, true
 	if pr.tty {
 		pr.draw()
 	}
@@ -126,6 +147,7 @@ func (pr *progress) finish() {
 	<-pr.done
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
+	pr.stopped = true
 	if pr.tty && pr.width > 0 {
 		// Clear the line: the summary line comes next.
 		fmt.Fprintf(pr.w, "\r%*s\r", pr.width, "")

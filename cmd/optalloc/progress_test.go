@@ -82,3 +82,19 @@ func TestPlanQuietHasNoProgress(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "peak=")
 }
+
+func TestYieldWriterClearsTheLineFirst(t *testing.T) {
+	withIntervals(t, time.Hour)
+	var w syncBuffer
+	report, done := startProgress(&w, true, time.Now())
+	report(solve.Progress{Peak: 5, LowerBound: 5})
+	y := &yieldWriter{w: &w, done: done}
+	_, err := y.Write([]byte("peak=5 summary\n"))
+	require.NoError(t, err)
+	report(solve.Progress{Peak: 4, LowerBound: 4}) // late report: draws once more at most
+	done()
+	out := w.String()
+	i := strings.Index(out, "peak=5 summary\n")
+	require.Positive(t, i)
+	assert.True(t, strings.HasSuffix(out[:i], "\r"), "the line was cleared before the summary: %q", out)
+}
