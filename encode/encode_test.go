@@ -196,7 +196,15 @@ func TestCancel(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, time.Since(start), 5*time.Second)
 	assert.GreaterOrEqual(t, lb, int64(256))
-	_ = st
+	assert.GreaterOrEqual(t, st.Calls, 0)
+	// An already cancelled context: Decide answers Unknown and says why.
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	pl, s, st, err := Decide(ctx, p, 256, Options{})
+	require.NoError(t, err)
+	assert.Nil(t, pl)
+	assert.Equal(t, Unknown, s)
+	assert.Contains(t, st.Reason, "stopped")
 }
 
 // TestBadInput: invalid problems are errors naming the buffer.

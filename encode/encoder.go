@@ -2,7 +2,7 @@ package encode
 
 import (
 	"fmt"
-		"slices"
+	"slices"
 
 	"github.com/go-air/gini"
 	"github.com/go-air/gini/z"
@@ -24,9 +24,14 @@ type encoder struct {
 	tru   z.Lit
 	pairs map[[2]int]z.Lit // (i, j), i < j → [i below j]
 	hs    []hlit           // height literals by ascending H
-	cov   map[[2]int64]z.Lit
+	cov   map[[3]int64]z.Lit
 	secs  []section
 	refl  int // the item kept in the lower half, -1 for none
+
+	// dead is set when gini refuted the encoding without assumptions: the
+	// items do not fit under hmax at all. gini v1.0.4 must not be called
+	// again then (a later Solve reports a bogus model and exits).
+	dead bool
 
 	vars, clauses int64
 	conflicts     int64
@@ -131,7 +136,7 @@ func newEncoder(items []item, hmax int64, opt Options) (e *encoder, infeasible b
 			len(items), hmax, v, c, opt.maxVars(), opt.maxClauses())
 	}
 	e = &encoder{s: gini.NewVc(int(v)+16, int(c)+16), items: items, hmax: hmax, opt: opt, dom: dom,
-		pairs: map[[2]int]z.Lit{}, cov: map[[2]int64]z.Lit{}, refl: -1}
+		pairs: map[[2]int]z.Lit{}, cov: map[[3]int64]z.Lit{}, refl: -1}
 	e.tru = e.lit()
 	e.s.Add(e.tru)
 	e.s.Add(0)
@@ -298,12 +303,19 @@ func (e *encoder) height(h int64) z.Lit {
 	return l
 }
 
-// cover adds, for every section whose load equals h, that each address
-// unit below h is covered by one of the section's items.
+// cover adds, for every section whose load L is at least h − maxSlack,
+// that any σ+1 consecutive address units below h (σ = h − L, the
+// section's slack) meet one of the section's items: only σ units can be
+// free. With σ = 0 every unit is covered.
 func (e *encoder) cover(l z.Lit, h int64) {
 	seen := map[string]bool{}
+	maxSlack := int64(0)
+	if !e.opt.NoSlackCover {
+		maxSlack = h / 32
+	}
 	for _, s := range e.secs {
-		if s.load != h {
+		sigma := h - s.load
+		if sigma < 0 || sigma > maxSlack {
 			continue
 		}
 		key := fmt.Sprint(s.items)
@@ -315,11 +327,11 @@ func (e *encoder) cover(l z.Lit, h int64) {
 			return
 		}
 		cl := make([]z.Lit, 0, len(s.items)+1)
-		for u := int64(0); u < h; u++ {
+		for u := int64(0); u+sigma < h; u++ {
 			cl = append(cl[:0], l.Not())
 			done := false
 			for _, i := range s.items {
-				c := e.covers(i, u)
+				c := e.meets(i, u, u+sigma)
 				if c == e.tru {
 					done = true
 					break
@@ -335,9 +347,10 @@ func (e *encoder) cover(l z.Lit, h int64) {
 	}
 }
 
-// covers returns a literal that implies o_i ≤ u < o_i + s_i.
-func (e *encoder) covers(i int, u int64) z.Lit {
-	a, b := e.leq(i, u), e.leq(i, u-e.items[i].size)
+// meets returns a literal that implies item i meets the units [lo, hi]:
+// o_i ≤ hi and o_i + s_i > lo.
+func (e *encoder) meets(i int, lo, hi int64) z.Lit {
+	a, b := e.leq(i, hi), e.leq(i, lo-e.items[i].size)
 	fal := e.tru.Not()
 	if a == fal || b == e.tru {
 		return fal
@@ -345,7 +358,7 @@ func (e *encoder) covers(i int, u int64) z.Lit {
 	if a == e.tru && b == fal {
 		return e.tru
 	}
-	key := [2]int64{int64(i), u}
+	key := [3]int64{int64(i), lo, hi}
 	if c, ok := e.cov[key]; ok {
 		return c
 	}

@@ -3,6 +3,7 @@ package encode
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // Options selects the encoding techniques and the resource limits. The zero
@@ -11,6 +12,10 @@ type Options struct {
 	// NoCover drops the cover clauses: every address unit of a section whose
 	// load equals the height must be covered by one of its buffers.
 	NoCover bool
+	// NoSlackCover limits the cover clauses to full sections. Otherwise a
+	// section with slack σ ≤ H/32 gets: every σ+1 consecutive address
+	// units meet one of its buffers.
+	NoSlackCover bool
 	// NoSymmetry drops symmetry breaking (one buffer reflected into the lower
 	// half of the height; identical buffers ordered by index).
 	NoSymmetry bool
@@ -26,6 +31,8 @@ type Options struct {
 	// WindowBuffers bounds the number of buffers of a time window tried by
 	// ProveLowerBound (0 = 60).
 	WindowBuffers int
+	// WindowTime bounds each solver call of ProveLowerBound (0 = 5s).
+	WindowTime time.Duration
 	// RoundUnits lists the unit sizes (bytes) ProveLowerBound tries for the
 	// rounded-down relaxation; nil means none.
 	RoundUnits []int64
@@ -61,11 +68,11 @@ func (o *Options) windowBuffers() int {
 // Stats counts the work done. Vars and Clauses are those of the encodings
 // built (summed when several were); Conflicts are gini's conflict count.
 type Stats struct {
-	Vars      int64  `json:"vars"`
-	Clauses   int64  `json:"clauses"`
-	Conflicts int64  `json:"conflicts"`
-	Calls     int    `json:"calls"`
-	Encodings int    `json:"encodings"`
+	Vars      int64 `json:"vars"`
+	Clauses   int64 `json:"clauses"`
+	Conflicts int64 `json:"conflicts"`
+	Calls     int   `json:"calls"`
+	Encodings int   `json:"encodings"`
 	// Reason says why an answer is Unknown (budget refused, conservative
 	// model, time out) or how a bound was proven.
 	Reason string `json:"reason,omitempty"`

@@ -13,6 +13,9 @@ import (
 // done: 1 SAT, −1 UNSAT, 0 unknown. It uses GoSolve and polls, never Try:
 // after a timed-out Try gini keeps the old deadline (see the notes).
 func (e *encoder) solve(ctx context.Context, assume ...z.Lit) int {
+	if e.dead {
+		return -1
+	}
 	if ctx.Err() != nil {
 		return 0
 	}
@@ -23,7 +26,10 @@ func (e *encoder) solve(ctx context.Context, assume ...z.Lit) int {
 	if e.opt.Slice > 0 {
 		slice = time.Duration(e.opt.Slice)
 	}
-	t := time.NewTicker(slice)
+	// Poll with a growing interval: quick answers return at once, long
+	// solves are checked every slice.
+	wait := 20 * time.Microsecond
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	res := 0
 	for {
@@ -38,8 +44,13 @@ func (e *encoder) solve(ctx context.Context, assume ...z.Lit) int {
 			return res
 		case <-t.C:
 		}
+		wait = min(2*wait, slice)
+		t.Reset(wait)
 	}
 	e.conflicts = conflicts(e.s)
+	if res == -1 && len(e.s.Why(make([]z.Lit, 0, 8))) == 0 {
+		e.dead = true
+	}
 	return res
 }
 

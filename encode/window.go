@@ -1,0 +1,61 @@
+package encode
+
+import (
+	"slices"
+)
+
+// window is a time range [t0, t1) covering the consecutive sections a..b.
+type window struct {
+	a, b   int
+	t0, t1 int64
+}
+
+// windowItems returns the items live in the window, their lifetimes
+// clipped to it. Clipping only removes constraints, so the window is a
+// relaxation: a height the window cannot fit under, the whole problem
+// cannot fit under either.
+func windowItems(items []item, w window) []item {
+	var out []item
+	for i := range items {
+		it := items[i]
+		if it.size == 0 || it.end <= w.t0 || it.start >= w.t1 {
+			continue
+		}
+		it.start, it.end = max(it.start, w.t0), min(it.end, w.t1)
+		it.congs = slices.Clone(it.congs)
+		out = append(out, it)
+	}
+	return out
+}
+
+// rescale divides sizes, pins and congruences by their GCD (another
+// relaxation-free step: the push-down argument of the package doc) and
+// returns the factor.
+func rescale(items []item) ([]item, int64) {
+	var g int64
+	for i := range items {
+		it := &items[i]
+		g = gcd(g, it.size)
+		if it.pin > 0 {
+			g = gcd(g, it.pin)
+		}
+		for _, c := range it.congs {
+			g = gcd(gcd(g, c.m), c.r)
+		}
+	}
+	if g <= 1 {
+		return items, 1
+	}
+	for i := range items {
+		it := &items[i]
+		it.size /= g
+		if it.pin > 0 {
+			it.pin /= g
+		}
+		for k := range it.congs {
+			it.congs[k].m /= g
+			it.congs[k].r /= g
+		}
+	}
+	return items, g
+}
