@@ -52,8 +52,8 @@ func Build(f *File, name string) (*model.Problem, *Report, error) {
 	if b.align == 0 {
 		b.align = DefaultAlignment
 	}
-	if b.align < 0 {
-		return nil, nil, b.errf(0, "alignment %d is negative", f.Alignment)
+	if b.align < 0 || b.align > 1<<30 {
+		return nil, nil, b.errf(0, "alignment %d must be between 1 and 2^30 (0 means %d)", f.Alignment, DefaultAlignment)
 	}
 	b.rep.Alignment = b.align
 	if l := f.Liveness; l != nil {

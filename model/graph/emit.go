@@ -11,7 +11,7 @@ import (
 // product of its models' op counts) and maxGaps the gaps it creates.
 const (
 	maxSteps = 1 << 40
-	maxGaps  = 4_000_000
+	maxGaps  = 2_000_000
 )
 
 // layout places one model on the global timeline. A serial stage holds one
@@ -52,15 +52,15 @@ func (b *builder) layouts(infos []*minfo, stages [][]int) (map[int]layout, error
 	var base int64
 	for _, st := range stages {
 		order := slices.Clone(st)
-		nbuf := func(k int) int {
-			n := 0
+		counts := map[int]int{}
+		for _, k := range st {
 			for _, l := range infos[k].live {
 				if l {
-					n++
+					counts[k]++
 				}
 			}
-			return n
 		}
+		nbuf := func(k int) int { return counts[k] }
 		slices.SortStableFunc(order, func(x, y int) int { return nbuf(y) - nbuf(x) })
 		total := int64(1)
 		for _, k := range order {
@@ -234,6 +234,11 @@ func (b *builder) scratch(mi *minfo, o *Op, s int, sc Scratch) (model.Buffer, bo
 		buf.LatencyCritical = *sc.LatencyCritical
 	}
 	where := b.opWhere(mi, o) + ": scratch " + name
+	for _, v := range []*int64{sc.Size, sc.MinSize, sc.MaxSize} {
+		if v != nil && *v > 1<<52 {
+			return buf, false, b.errf(o.Line, "%s: %d bytes is too large", where, *v)
+		}
+	}
 	switch {
 	case sc.Size != nil && (sc.MinSize != nil || sc.MaxSize != nil):
 		return buf, false, b.errf(o.Line, "%s: give size (fixed) or min_size/max_size (variable), not both", where)
