@@ -25,7 +25,8 @@ var variants = []struct {
 	{"no-cover", Options{NoCover: true}},
 	{"no-symmetry", Options{NoSymmetry: true}},
 	{"no-domain-filter", Options{NoDomainFilter: true}},
-	{"none", Options{NoCover: true, NoSymmetry: true, NoDomainFilter: true}},
+	{"no-probe", Options{NoProbe: true}},
+	{"none", Options{NoCover: true, NoSlackCover: true, NoSymmetry: true, NoDomainFilter: true, NoProbe: true}},
 }
 
 var randomShapes = []struct {

@@ -14,7 +14,9 @@ import (
 // It returns the best plan and the best lower bound proven: the largest of
 // lowerBound, max-live and, when a height was refuted on an exact item
 // model, that height + 1 unit (then equal to the peak: the plan is
-// optimal). Pool capacities are ignored. Stats.Reason says why it stopped
+// optimal). Unless Options.NoProbe, the lower bound itself is tried first
+// for up to Options.ProbeTime (a refutation raises it by one unit and the
+// probe repeats). Pool capacities are ignored. Stats.Reason says why it stopped
 // early.
 func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options,
 	onImprove func(*model.Plan)) (*model.Plan, int64, Stats, error) {
@@ -64,14 +66,41 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 		st.Reason = refused
 		return best, lb, st, nil
 	}
-	defer func() { st.add(e.stats()) }()
+	done := func(err error) (*model.Plan, int64, Stats, error) {
+		st.add(e.stats())
+		return best, lb, st, err
+	}
+	// Probe the bound first: when it is reachable (often, on tight
+	// instances) the descent is skipped; a refutation raises it.
+	for !opt.NoProbe && peak > stop+1 {
+		pctx, cancel := context.WithTimeout(ctx, opt.probeTime())
+		r := e.solve(pctx, e.height(stop))
+		cancel()
+		if r == 1 {
+			o := e.offsets()
+			if err := checkItems(s.items, o, stop); err != nil {
+				return done(err)
+			}
+			peak = peakOf(s.items, o)
+			best = in.toPlan(s.full(o))
+			if onImprove != nil {
+				onImprove(best)
+			}
+			break
+		}
+		if r == 0 || e.dead || !in.exact {
+			break
+		}
+		stop++ // refuted: the optimum is above
+		lb = max(lb, stop*g)
+	}
 	for peak > stop {
 		h := peak - 1
 		switch e.solve(ctx, e.height(h)) {
 		case 1:
 			o := e.offsets()
 			if err := checkItems(s.items, o, h); err != nil {
-				return best, lb, st, err
+				return done(err)
 			}
 			peak = peakOf(s.items, o)
 			best = in.toPlan(s.full(o))
@@ -82,14 +111,14 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 			if in.exact {
 				lb = max(lb, peak*g)
 			}
-			return best, lb, st, nil
+			return done(nil)
 		default:
 			st.Reason = "stopped: " + context.Cause(ctx).Error()
-			return best, lb, st, nil
+			return done(nil)
 		}
 	}
 	if in.exact {
 		lb = max(lb, peak*g)
 	}
-	return best, lb, st, nil
+	return done(nil)
 }

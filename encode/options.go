@@ -33,6 +33,11 @@ type Options struct {
 	WindowBuffers int
 	// WindowTime bounds each solver call of ProveLowerBound (0 = 5s).
 	WindowTime time.Duration
+	// NoProbe makes Minimise descend from the incumbent only, without first
+	// trying the lower bound itself.
+	NoProbe bool
+	// ProbeTime bounds each probe of the lower bound in Minimise (0 = 2s).
+	ProbeTime time.Duration
 	// RoundUnits lists the unit sizes (bytes) ProveLowerBound tries for the
 	// rounded-down relaxation; nil means none.
 	RoundUnits []int64
@@ -56,6 +61,13 @@ func (o *Options) maxClauses() int64 {
 		return o.MaxClauses
 	}
 	return DefaultMaxClauses
+}
+
+func (o *Options) probeTime() time.Duration {
+	if o.ProbeTime > 0 {
+		return o.ProbeTime
+	}
+	return 2 * time.Second
 }
 
 func (o *Options) windowBuffers() int {

@@ -1,0 +1,63 @@
+package encode_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/optalloc/optalloc/encode"
+	"github.com/optalloc/optalloc/model"
+)
+
+// Four buffers: a and b are live together, c replaces a, d lives with c and
+// b. Max-live is 12 bytes.
+func example() *model.Problem {
+	return &model.Problem{Buffers: []model.Buffer{
+		{ID: "a", Start: 0, End: 2, Size: 4},
+		{ID: "b", Start: 0, End: 4, Size: 8},
+		{ID: "c", Start: 2, End: 5, Size: 4},
+		{ID: "d", Start: 4, End: 6, Size: 4},
+	}}
+}
+
+func ExampleDecide() {
+	p := example()
+	ctx := context.Background()
+	pl, status, _, err := encode.Decide(ctx, p, 12, encode.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(status, pl.Peak(p))
+	_, status, st, _ := encode.Decide(ctx, p, 11, encode.Options{})
+	fmt.Println(status, "—", st.Reason)
+	// Output:
+	// feasible 12
+	// infeasible — max-live 12 exceeds the capacity
+}
+
+func ExampleMinimise() {
+	p := example()
+	pl, lb, _, err := encode.Minimise(context.Background(), p, nil, 0, encode.Options{}, nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("peak", pl.Peak(p), "proven lower bound", lb)
+	// Output:
+	// peak 12 proven lower bound 12
+}
+
+func ExampleProveLowerBound() {
+	// Every offset must be a multiple of 4: the 2-byte buffers waste room,
+	// so the optimum (three at 0, 4, 8: peak 10) is above max-live (6).
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "x", Start: 0, End: 2, Size: 2, Align: 4},
+		{ID: "y", Start: 0, End: 2, Size: 2, Align: 4},
+		{ID: "z", Start: 1, End: 2, Size: 2, Align: 4},
+	}}
+	lb, how, _, err := encode.ProveLowerBound(context.Background(), p, encode.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(p.ComputeSweep().MaxLive, lb, how)
+	// Output:
+	// 6 10 window [1,2) of 3 buffers unsat at 8
+}
