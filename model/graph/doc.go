@@ -35,7 +35,7 @@
 // 1 disables it), liveness {"inputs_from_start": bool, "outputs_to_end":
 // bool} (both default true), in_place {"reshape", "concat", "split",
 // "slice": bool} (all default true), schedule, models or tensors+ops,
-// comment. Unknown fields are errors (they are usually typos).
+// format (a version string, optional), comment. Unknown fields are errors (they are usually typos).
 //
 // Tensor fields: name (unique in its model); the size as shape + dtype
 // (bool, int8, uint8, int16, uint16, float16, bfloat16, int32, uint32,
@@ -127,7 +127,7 @@
 // ignore gaps stay valid, only more conservative.
 //
 // Weights with the same content — the same hash and size, or identical
-// data — are stored once: one buffer (the first one's id) living over the
+// data (base64 "data", compared by SHA-256) — are stored once: one buffer (the first one's id) living over the
 // union of its users' runs; Report.SharedWeights lists them. Report.Separate
 // holds every model as its own problem (own timeline and weights), so that
 // Report.PlanSeparately can measure one arena per model against the shared
