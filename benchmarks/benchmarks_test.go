@@ -172,3 +172,17 @@ func TestCorpusAndMarkdown(t *testing.T) {
 	}
 	assert.Equal(t, 1, strings.Count(md, "reference plan"), "only group b has a reference column")
 }
+
+func TestSpliceReadme(t *testing.T) {
+	readme := []byte("# x\n\nintro\n" + BeginMarker + "\nold table\n" + EndMarker + "\nafter\n")
+	out, err := SpliceReadme(readme, []byte("\nnew table\n\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "# x\n\nintro\n"+BeginMarker+"\nnew table\n"+EndMarker+"\nafter\n", string(out))
+	again, err := SpliceReadme(out, []byte("new table"))
+	require.NoError(t, err)
+	assert.Equal(t, out, again, "idempotent")
+	_, err = SpliceReadme([]byte("no markers"), []byte("t"))
+	assert.Error(t, err)
+	_, err = SpliceReadme([]byte(EndMarker+"\n"+BeginMarker), []byte("t"))
+	assert.Error(t, err)
+}

@@ -41,6 +41,7 @@ func dumpDOM(t *testing.T, browser, url string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu",
+		"--no-first-run", "--disable-extensions", "--disable-dev-shm-usage",
 		"--user-data-dir="+t.TempDir(), "--dump-dom", url)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -6,6 +6,11 @@
 //
 //	go run ./benchmarks/cmd/results -shared ../shared/benchmarks -o results.md
 //
+// With -readme README.md the tables replace what lies between the lines
+// <!-- results:begin --> and <!-- results:end --> of that file instead:
+//
+//	go run ./benchmarks/cmd/results -shared ../shared/benchmarks -readme README.md
+//
 // Flags: -time-limit per method (default 10s), -methods (comma-separated;
 // default every planner and auto), -threads instances at a time (default 1:
 // timings of parallel solves on a small machine mean little), -match to keep
@@ -13,13 +18,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -36,16 +42,17 @@ func main() {
 	threads := flag.Int("threads", 1, "instances solved at the same time")
 	match := flag.String("match", "", "only instances whose path contains this")
 	note := flag.String("note", "", "free text added to the header")
+	readme := flag.String("readme", "", "replace the results between the markers of this file (instead of -o)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *shared, *out, *limit, *methods, *threads, *match, *note, os.Args[1:]); err != nil {
+	if err := run(ctx, *shared, *out, *readme, *limit, *methods, *threads, *match, *note, os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "results:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, shared, out string, limit time.Duration, methodList string, threads int, match, note string, args []string) error {
+func run(ctx context.Context, shared, out, readme string, limit time.Duration, methodList string, threads int, match, note string, args []string) error {
 	files, err := benchmarks.FindCorpus(shared)
 	if err != nil {
 		return err
@@ -90,19 +97,47 @@ func run(ctx context.Context, shared, out string, limit time.Duration, methodLis
 	cmd := "go run ./benchmarks/cmd/results " + strings.Join(args, " ")
 	meta := benchmarks.Meta{Command: strings.TrimSpace(cmd), Date: start, Machine: machine(), GoVersion: runtime.Version(),
 		Revision: revision(), TimeLimit: limit, Workers: threads, Note: note}
-	write := func(w io.Writer) error { return benchmarks.WriteMarkdown(w, meta, ms, rows) }
-	if out == "-" {
-		return write(os.Stdout)
+	var md bytes.Buffer
+	if err := benchmarks.WriteMarkdown(&md, meta, ms, rows); err != nil {
+		return err
 	}
-	f, err := os.Create(out)
+	if readme != "" {
+		old, err := os.ReadFile(readme)
+		if err != nil {
+			return err
+		}
+		text, err := benchmarks.SpliceReadme(old, md.Bytes())
+		if err != nil {
+			return fmt.Errorf("%s: %w", readme, err)
+		}
+		return atomicWrite(readme, text)
+	}
+	if out == "-" {
+		_, err := os.Stdout.Write(md.Bytes())
+		return err
+	}
+	return atomicWrite(out, md.Bytes())
+}
+
+// atomicWrite replaces path only once the whole text is written.
+func atomicWrite(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
-	if err := write(f); err != nil {
-		f.Close()
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
 		return err
 	}
-	return f.Close()
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // machine describes the machine: OS/arch, CPU count and model.
