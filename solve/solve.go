@@ -141,6 +141,9 @@ func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 	if err := s.runExact(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.fillScratch(); err != nil {
+		return nil, err
+	}
 	s.finish()
 	return s.res, nil
 }
@@ -160,28 +163,60 @@ func (s *solver) runHeuristics(ctx context.Context) error {
 	if s.opt.Method == "bnb" || s.opt.Method == "sat" {
 		return nil // the engine alone
 	}
-	planners := heuristics.All()
-	if pl, ok := heuristics.ByName(s.opt.Method); ok {
-		planners = []heuristics.Planner{pl}
-	} else if s.quick {
-		pl, _ := heuristics.ByName(quickPlanner)
-		planners = []heuristics.Planner{pl}
-	}
 	t := time.Now()
 	defer s.res.Stats.phase("heuristics", t)
-	for _, pl := range planners {
-		plan, err := pl.Plan(ctx, s.p)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("planner %s: %w", pl.Name(), err)
-		}
-		if err := s.offer(plan, pl.Name()); err != nil {
-			return err
+	var names []string
+	switch {
+	case s.quick:
+		names = []string{quickPlanner}
+	default:
+		if _, ok := heuristics.ByName(s.opt.Method); ok {
+			names = []string{s.opt.Method}
 		}
 	}
+	plan, name, err := heuristics.Portfolio(ctx, s.p, heuristics.PortfolioOptions{
+		Threads: s.opt.Threads, Seed: s.opt.Seed, LowerBound: s.res.LowerBound, Planners: names})
+	if err != nil {
+		if ctx.Err() != nil && plan == nil {
+			return nil
+		}
+		return fmt.Errorf("heuristics: %w", err)
+	}
+	if plan == nil {
+		return nil
+	}
+	return s.offer(plan, name)
+}
+
+// fillScratch runs the scratch gap-filling pass (seed 004) on the best plan
+// when the problem has scratch buffers: elastic scratch is grown into free
+// space, and the result is kept only when it verifies and its peak is no
+// higher.
+func (s *solver) fillScratch() error {
+	if s.res.Plan == nil || !hasScratch(s.p) {
+		return nil
+	}
+	filled, err := heuristics.FillScratch(s.p, s.res.Plan, heuristics.ScratchOptions{})
+	if err != nil {
+		return fmt.Errorf("scratch pass: %w", err)
+	}
+	if v := verify.Check(s.p, filled); len(v) > 0 {
+		return fmt.Errorf("internal error: the scratch pass produced an invalid plan (%s); please report it", v[0])
+	}
+	if filled.Peak(s.p) <= s.res.Peak {
+		s.res.Plan = filled
+		s.res.Method += "+scratch"
+	}
 	return nil
+}
+
+func hasScratch(p *model.Problem) bool {
+	for i := range p.Buffers {
+		if p.Buffers[i].Kind == model.Scratch {
+			return true
+		}
+	}
+	return false
 }
 
 // offer verifies a plan and keeps it when it is the best so far. A plan that
