@@ -100,8 +100,8 @@ func TestLongMiniMalloc(t *testing.T) {
 		lb, how, st, err := ProveLowerBound(ctx, p, Options{})
 		cancel()
 		require.NoError(t, err)
-		t.Logf("%s: max-live %d, lower bound %d (%s) in %v; %d encodings, %d calls, %d vars, %d clauses, %d conflicts",
-			name, ml, lb, how, time.Since(start).Round(time.Millisecond), st.Encodings, st.Calls, st.Vars, st.Clauses, st.Conflicts)
+		t.Logf("%s: max-live %d, lower bound %d (%s) in %v; %d encodings, %d calls, %d vars, %d clauses, %d conflicts; %s",
+			name, ml, lb, how, time.Since(start).Round(time.Millisecond), st.Encodings, st.Calls, st.Vars, st.Clauses, st.Conflicts, st.Reason)
 		require.GreaterOrEqual(t, lb, ml)
 		require.LessOrEqual(t, lb, best[name])
 

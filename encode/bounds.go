@@ -23,9 +23,10 @@ import (
 //     Options.RoundUnits bytes (a smaller address axis).
 //
 // Problems whose item model is not exact (gaps, alias outliving its root)
-// get max-live only. Stats.Reason repeats how.
+// get max-live only. Stats.Reason repeats how and tallies the relaxations
+// tried.
 func ProveLowerBound(ctx context.Context, p *model.Problem, opt Options) (int64, string, Stats, error) {
-	in, err := newInstance(p)
+	in, err := newInstance(p, opt.RoundUp)
 	if err != nil {
 		return 0, "", Stats{}, err
 	}
@@ -46,7 +47,9 @@ func ProveLowerBound(ctx context.Context, p *model.Problem, opt Options) (int64,
 		pr.rounded(s.items, k)
 	}
 	pr.windows(s.items)
-	st.Reason = pr.how
+	st.Windows = pr.tried
+	st.Reason = fmt.Sprintf("%s; %d relaxations tried: %d fit under the bound of their time (the largest of %d buffers), %d timed out, %d over budget",
+		pr.how, pr.tried, pr.fit, pr.maxFit, pr.timeouts, pr.refusals)
 	return pr.lb, pr.how, st, nil
 }
 
@@ -57,6 +60,8 @@ type prover struct {
 	lb  int64 // bytes
 	how string
 	st  *Stats
+
+	tried, fit, maxFit, timeouts, refusals int
 }
 
 func (o *Options) windowTime() time.Duration {
@@ -77,7 +82,20 @@ const (
 // refute asks whether items (in units of g bytes) fit under the current
 // bound lb, raising lb for every refutation, until they fit, a call times
 // out or the encoding is refused.
-func (pr *prover) refute(items []item, g int64, what string) int {
+func (pr *prover) refute(items []item, g int64, what string) (out int) {
+	pr.tried++
+	n := len(items)
+	defer func() {
+		switch out {
+		case fits:
+			pr.fit++
+			pr.maxFit = max(pr.maxFit, n)
+		case timedOut:
+			pr.timeouts++
+		case refusedBudget:
+			pr.refusals++
+		}
+	}()
 	items, g2 := rescale(items)
 	g *= g2
 	var e *encoder

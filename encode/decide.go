@@ -48,7 +48,7 @@ func (s *sub) full(off []int64) []int64 {
 // given only when the item model is exact (no gaps, no alias outliving its
 // root); Unknown comes with Stats.Reason (budget, time, conservative model).
 func Decide(ctx context.Context, p *model.Problem, capacity int64, opt Options) (*model.Plan, Status, Stats, error) {
-	in, err := newInstance(p)
+	in, err := newInstance(p, opt.RoundUp)
 	if err != nil {
 		return nil, Unknown, Stats{}, err
 	}

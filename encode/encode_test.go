@@ -217,3 +217,27 @@ func TestBadInput(t *testing.T) {
 	_, _, _, err = Decide(context.Background(), p, 0, Options{})
 	require.Error(t, err)
 }
+
+// TestRoundUp: sizes rounded up give valid plans at most one rounding unit
+// per buffer above the optimum, and never a proof.
+func TestRoundUp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for k := 0; k < 20; k++ {
+		p := brute.Random(rng, 3+rng.IntN(brute.MaxBuffers-2), brute.RandomOptions{MaxSize: 16})
+		opt, _ := brute.Optimum(p)
+		pl, lb, st, err := Minimise(context.Background(), p, nil, 0, Options{RoundUp: 4}, nil)
+		require.NoError(t, err)
+		requireValid(t, p, pl)
+		assert.GreaterOrEqual(t, pl.Peak(p), opt)
+		assert.LessOrEqual(t, lb, opt)
+		assert.Contains(t, st.Reason, "rounded up")
+		_, s, _, err := Decide(context.Background(), p, opt-1, Options{RoundUp: 4})
+		require.NoError(t, err)
+		assert.NotEqual(t, Infeasible, s)
+	}
+	p := &model.Problem{Buffers: []model.Buffer{{ID: "pinned", Start: 0, End: 1, Size: 3, Pin: ptr(2)}}}
+	_, _, _, err := Decide(context.Background(), p, 10, Options{RoundUp: 4})
+	require.ErrorContains(t, err, `"pinned"`)
+}
+
+func ptr(v int64) *int64 { return &v }

@@ -54,8 +54,10 @@ func gcd(a, b int64) int64 {
 }
 
 // newInstance folds and scales a validated problem. All buffers go to pool
-// 0; a buffer whose pool list excludes pool 0 is an error.
-func newInstance(p *model.Problem) (*instance, error) {
+// 0; a buffer whose pool list excludes pool 0 is an error. With roundUp > 1
+// every item size is rounded up to a multiple of roundUp bytes: a
+// restriction (plans stay valid, refutations prove nothing).
+func newInstance(p *model.Problem, roundUp int64) (*instance, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -113,6 +115,26 @@ func newInstance(p *model.Problem) (*instance, error) {
 				it.congs = append(it.congs, cong{a, ((-d)%a + a) % a})
 			}
 		}
+	}
+	if roundUp > 1 {
+		for i := range in.items {
+			it := &in.items[i]
+			bad := it.pin >= 0 && it.pin%roundUp != 0
+			for _, c := range it.congs {
+				bad = bad || roundUp%c.m != 0 || c.r != 0
+			}
+			if bad {
+				return nil, fmt.Errorf("%s: cannot round sizes up to %d bytes: buffer %q is pinned or aligned incompatibly",
+					p.Where(it.root), roundUp, p.Buffers[it.root].ID)
+			}
+			it.size = (it.size + roundUp - 1) / roundUp * roundUp
+			// Offsets on multiples of roundUp satisfy the old congruences.
+			it.congs = nil
+			if it.pin < 0 {
+				it.congs = []cong{{roundUp, 0}}
+			}
+		}
+		in.exact, in.why = false, fmt.Sprintf("sizes rounded up to %d bytes", roundUp)
 	}
 	// Scale.
 	var g int64

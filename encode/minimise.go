@@ -20,7 +20,7 @@ import (
 // early.
 func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options,
 	onImprove func(*model.Plan)) (*model.Plan, int64, Stats, error) {
-	in, err := newInstance(p)
+	in, err := newInstance(p, opt.RoundUp)
 	if err != nil {
 		return nil, 0, Stats{}, err
 	}

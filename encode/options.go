@@ -38,6 +38,13 @@ type Options struct {
 	NoProbe bool
 	// ProbeTime bounds each probe of the lower bound in Minimise (0 = 2s).
 	ProbeTime time.Duration
+	// RoundUp > 1 rounds every size up to a multiple of RoundUp bytes and
+	// places offsets on multiples of it: a coarser axis (a smaller
+	// encoding) whose plans are valid but whose refutations prove nothing
+	// (Decide then answers Unknown; Minimise proves only max-live). Pins and
+	// alignments must be compatible (pins multiples of RoundUp, alignments
+	// dividing it); alias deltas must be too.
+	RoundUp int64
 	// RoundUnits lists the unit sizes (bytes) ProveLowerBound tries for the
 	// rounded-down relaxation; nil means none.
 	RoundUnits []int64
@@ -85,6 +92,8 @@ type Stats struct {
 	Conflicts int64 `json:"conflicts"`
 	Calls     int   `json:"calls"`
 	Encodings int   `json:"encodings"`
+	// Windows counts the relaxations ProveLowerBound tried.
+	Windows int `json:"windows,omitempty"`
 	// Reason says why an answer is Unknown (budget refused, conservative
 	// model, time out) or how a bound was proven.
 	Reason string `json:"reason,omitempty"`
@@ -98,6 +107,7 @@ func (s *Stats) add(t Stats) {
 	s.Conflicts += t.Conflicts
 	s.Calls += t.Calls
 	s.Encodings += t.Encodings
+	s.Windows += t.Windows
 	if t.Reason != "" {
 		s.Reason = t.Reason
 	}
