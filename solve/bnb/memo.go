@@ -14,8 +14,8 @@ type memo struct {
 }
 
 func newMemo(n int) *memo {
-	size := 1 << 16
-	for size < 2048*n && size < 1<<20 {
+	size := 1 << 8
+	for size < 64*n*n && size < 1<<20 {
 		size <<= 1
 	}
 	return &memo{keys: make([]uint64, size), caps: make([]int64, size), mask: uint64(size - 1)}

@@ -14,6 +14,7 @@ type Options struct {
 	NoUnplacedShortcut bool // items conflicting with nothing unplaced are placed without branching
 	NoComponents       bool // do not split the problem at time points nothing spans
 	NoMemo             bool // do not remember failed states (hash-free proofs)
+	NoSplit            bool // do not solve time-disjoint groups of unplaced items independently
 
 	// Threads is the number of portfolio workers (default runtime.NumCPU()).
 	// With 1 the search is deterministic.
@@ -44,7 +45,7 @@ func (o *Options) orders() []string {
 
 func (o *Options) flags() flags {
 	return flags{sections: !o.NoSectionInference, dominance: !o.NoDominance,
-		shortcut: !o.NoUnplacedShortcut, memo: !o.NoMemo}
+		shortcut: !o.NoUnplacedShortcut, memo: !o.NoMemo, split: !o.NoSplit}
 }
 
 // Status is the outcome of a decision.
@@ -77,14 +78,16 @@ const (
 	pruneCanonical        // a pinned item can no longer come in canonical order
 	pruneMemo             // a remembered failed state
 	pruneCapacity         // a placement leaves an item above capacity or past its pin
+	pruneFloor            // the last placement's offset + a section's unplaced total above capacity
+	pruneSplit            // a group of an independent split failed
 	numPrune
 )
 
-var pruneNames = [numPrune]string{"section", "dominance", "canonical", "memo", "capacity"}
+var pruneNames = [numPrune]string{"section", "dominance", "canonical", "memo", "capacity", "floor", "split"}
 
 // counters are the hot-loop statistics of one worker.
 type counters struct {
-	Nodes, Backtracks, Forced int64
+	Nodes, Backtracks, Forced, Splits int64
 	prunes                    [numPrune]int64
 }
 
@@ -92,6 +95,7 @@ func (c *counters) add(o *counters) {
 	c.Nodes += o.Nodes
 	c.Backtracks += o.Backtracks
 	c.Forced += o.Forced
+	c.Splits += o.Splits
 	for k := range c.prunes {
 		c.prunes[k] += o.prunes[k]
 	}
@@ -102,6 +106,7 @@ type Stats struct {
 	Nodes      int64            `json:"nodes"`
 	Backtracks int64            `json:"backtracks"`
 	Forced     int64            `json:"forced"` // placements made by the unplaced shortcut
+	Splits     int64            `json:"splits"` // nodes where the unplaced items split into independent groups
 	Prunes     map[string]int64 `json:"prunes"`
 	Components int              `json:"components"`
 	Rounds     int              `json:"rounds"`            // portfolio rounds (node limit doublings) of the last decision
@@ -127,6 +132,7 @@ func (st *Stats) absorb(c *counters) {
 	st.Nodes += c.Nodes
 	st.Backtracks += c.Backtracks
 	st.Forced += c.Forced
+	st.Splits += c.Splits
 	if st.Prunes == nil {
 		st.Prunes = map[string]int64{}
 	}

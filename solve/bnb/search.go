@@ -2,12 +2,13 @@ package bnb
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 )
 
 // flags are the pruning switches of one search, taken from Options.
 type flags struct {
-	sections, dominance, shortcut, memo bool
+	sections, dominance, shortcut, memo, split bool
 }
 
 // searcher runs the canonical depth-first search on one component with one
@@ -26,6 +27,7 @@ type searcher struct {
 	deg      []int32 // number of unplaced conflicting items
 	floor    []int64 // per section: top of the placed items
 	unpl     []int64 // per section: total size of the unplaced items
+	secMin   []int64 // scratch: per section, lowest offset an unplaced item can take
 
 	// Unplaced items in rank order, as a doubly linked list over ranks
 	// (index n is the sentinel): removal and restore are O(1).
@@ -44,6 +46,17 @@ type searcher struct {
 
 	memo *memo
 
+	// Independent sub-problems: when the active unplaced items split into
+	// time-disjoint groups, all groups but one are hidden and solved later,
+	// each on its own; a later group's failure unwinds to the split.
+	hidden  []bool
+	active  int     // unplaced items not hidden
+	byStart []int32 // items by start rank
+	pending []group // groups waiting for the current one to be placed
+	groups  []int32 // storage of the pending groups' items
+	unwind  int     // ≥ 0: a split that failed; unwind to it without searching
+	splits  int     // split counter (ids)
+
 	nodes, limit int64
 	aborted      bool
 	stop         *atomic.Bool
@@ -56,6 +69,13 @@ type undo struct {
 	old int64
 }
 
+type group struct {
+	lo, hi   int // items in groups[lo:hi]
+	lastOff  int64
+	lastRank int32
+	split    int // id of the split that made it
+}
+
 type cand struct {
 	off  int64
 	rank int32
@@ -66,12 +86,17 @@ func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 	n := c.n
 	s := &searcher{c: c, fl: fl, rank: make([]int32, n), byRank: order,
 		minOff: make([]int64, n), off: make([]int64, n), placed: make([]bool, n), deg: make([]int32, n),
-		floor: make([]int64, c.nsec), unpl: make([]int64, c.nsec),
+		floor: make([]int64, c.nsec), unpl: make([]int64, c.nsec), secMin: make([]int64, c.nsec),
 		next: make([]int32, n+1), prev: make([]int32, n+1), cands: make([][]cand, n+1),
+		hidden: make([]bool, n), byStart: make([]int32, n),
 		trail: make([]undo, 0, 4*n), stack: make([]int32, 0, n), marks: make([]int, 0, n), st: st}
 	for r, it := range order {
 		s.rank[it] = int32(r)
 	}
+	for i := range s.byStart {
+		s.byStart[i] = int32(i)
+	}
+	slices.SortStableFunc(s.byStart, func(a, b int32) int { return int(c.start[a]) - int(c.start[b]) })
 	for d := range s.cands {
 		s.cands[d] = make([]cand, 0, 8)
 	}
@@ -90,7 +115,13 @@ func (s *searcher) reset(capacity int64) {
 		s.minOff[i] = 0
 		s.placed[i] = false
 		s.deg[i] = int32(len(c.conf[i]))
+		s.hidden[i] = false
 	}
+	s.active = n
+	s.pending = s.pending[:0]
+	s.groups = s.groups[:0]
+	s.unwind = -1
+	s.splits = 0
 	copy(s.unpl, c.secLoad)
 	clear(s.floor)
 	// List over ranks: rank r links to r+1; sentinel n.
@@ -127,6 +158,7 @@ func (s *searcher) place(i int32, o int64) bool {
 	c := s.c
 	ok := true
 	s.placed[i] = true
+	s.active--
 	s.off[i] = o
 	s.hash ^= zobrist(i, s.minOff[i])
 	r := s.rank[i]
@@ -200,143 +232,7 @@ func (s *searcher) unplaceLast() {
 	s.next[s.prev[r]] = r
 	s.prev[s.next[r]] = r
 	s.placed[i] = false
+	s.active++
 	s.hash ^= zobrist(i, s.minOff[i])
 }
 
-const checkEvery = 1 << 11
-
-// tick counts a node and checks the limits; it reports whether to stop.
-func (s *searcher) tick() bool {
-	s.st.Nodes++
-	s.nodes++
-	if s.nodes&(checkEvery-1) == 0 {
-		if s.stop.Load() || s.ctx.Err() != nil || (s.limit > 0 && s.nodes >= s.limit) {
-			s.aborted = true
-		}
-	}
-	return s.aborted
-}
-
-// solve searches below the current state; it returns true when every item
-// is placed (offsets in s.off) and false on failure or abort (s.aborted).
-func (s *searcher) solve(depth int) bool {
-	if s.tick() {
-		return false
-	}
-	c := s.c
-	n := int32(c.n)
-	// Forced placements: an unplaced item that conflicts with nothing
-	// unplaced goes to its minimum offset without branching, and without
-	// moving the canonical position (it interacts with nothing left).
-	nForced := 0
-	ok := true
-	if s.fl.shortcut {
-		for r := s.next[n]; r != n && ok; r = s.next[r] {
-			i := s.byRank[r]
-			if s.deg[i] != 0 {
-				continue
-			}
-			o := s.minOff[i]
-			if p := c.pin[i]; p >= 0 {
-				o = p
-			}
-			ok = s.place(i, o)
-			nForced++
-		}
-		s.st.Forced += int64(nForced)
-	}
-	if ok && s.branch(depth) {
-		return true
-	}
-	for ; nForced > 0; nForced-- {
-		s.unplaceLast()
-	}
-	return false
-}
-
-// branch tries every canonical, undominated candidate for the next
-// placement.
-func (s *searcher) branch(depth int) bool {
-	c := s.c
-	n := int32(c.n)
-	if s.next[n] == n {
-		return true
-	}
-	var key uint64
-	if s.memo != nil {
-		key = s.hash ^ zobrist(-1-s.lastRank, s.lastOff)
-		if s.memo.failed(key, s.capacity) {
-			s.st.prunes[pruneMemo]++
-			return false
-		}
-	}
-	const inf = int64(1) << 62
-	min1, min2 := inf, inf
-	min1It := int32(-1)
-	cs := s.cands[depth][:0]
-	for r := s.next[n]; r != n; r = s.next[r] {
-		i := s.byRank[r]
-		o := s.minOff[i]
-		if p := c.pin[i]; p >= 0 {
-			if p < s.lastOff || (p == s.lastOff && r < s.lastRank) {
-				// A pinned item can no longer come in canonical order.
-				s.st.prunes[pruneCanonical]++
-				return false
-			}
-			o = p
-		} else if e := o + c.size[i]; e < min2 {
-			if e < min1 {
-				min1, min2, min1It = e, min1, i
-			} else {
-				min2 = e
-			}
-		}
-		if o > s.lastOff || (o == s.lastOff && r > s.lastRank) {
-			// Insert keeping (offset, rank) order: the scan is by rank.
-			k := len(cs)
-			cs = append(cs, cand{})
-			for k > 0 && cs[k-1].off > o {
-				cs[k] = cs[k-1]
-				k--
-			}
-			cs[k] = cand{o, r, i}
-		}
-	}
-	s.cands[depth] = cs
-	if s.fl.dominance && min1 <= s.lastOff {
-		// Some free item fits entirely below the last placement: it
-		// could be lowered there, so this is not a minimal packing.
-		s.st.prunes[pruneDominance]++
-		return false
-	}
-	saveOff, saveRank := s.lastOff, s.lastRank
-	for k := range cs {
-		cd := cs[k]
-		if s.fl.dominance {
-			bound := min1
-			if cd.it == min1It {
-				bound = min2
-			}
-			if bound <= cd.off {
-				s.st.prunes[pruneDominance]++
-				continue
-			}
-		}
-		if s.place(cd.it, cd.off) {
-			s.lastOff, s.lastRank = cd.off, cd.rank
-			if s.solve(depth + 1) {
-				return true
-			}
-			s.lastOff, s.lastRank = saveOff, saveRank
-		}
-		s.unplaceLast()
-		s.st.Backtracks++
-		if s.aborted {
-			return false
-		}
-	}
-	if s.memo != nil {
-		s.memo.store(key, s.capacity)
-	}
-	return false
-}

@@ -1,0 +1,118 @@
+package bnb
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/optalloc/optalloc/model"
+	"github.com/stretchr/testify/require"
+)
+
+const miniDir = "../../../shared/benchmarks/minimalloc"
+
+var miniNames = []string{"A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K"}
+
+func loadMini(tb testing.TB, name string) *model.Problem {
+	path := filepath.Join(miniDir, name+".1048576.csv")
+	if _, err := os.Stat(path); err != nil {
+		tb.Skipf("benchmark data %s not found (needs ../shared/benchmarks next to the repo)", path)
+	}
+	p, err := model.Load(path)
+	require.NoError(tb, err)
+	return p
+}
+
+// BenchmarkDecideMiniMalloc decides capacity 1048576 on MiniMalloc's
+// challenging instances A..K.
+func BenchmarkDecideMiniMalloc(b *testing.B) {
+	for _, name := range miniNames {
+		b.Run(name, func(b *testing.B) {
+			p := loadMini(b, name)
+			for b.Loop() {
+				_, status, st, err := Decide(context.Background(), p, 1048576, Options{})
+				require.NoError(b, err)
+				require.Equal(b, Feasible, status)
+				b.ReportMetric(float64(st.Nodes), "nodes")
+			}
+		})
+	}
+}
+
+// TestDecideMiniMallocTable prints, per instance, the median of three
+// decision times at 1048576 (OPTALLOC_LONG=1 to run; OPTALLOC_THREADS,
+// OPTALLOC_ONLY=A,B to restrict).
+func TestDecideMiniMallocTable(t *testing.T) {
+	if os.Getenv("OPTALLOC_LONG") == "" {
+		t.Skip("set OPTALLOC_LONG=1 to time the MiniMalloc instances")
+	}
+	opt := Options{}
+	if v := os.Getenv("OPTALLOC_THREADS"); v != "" {
+		fmt.Sscan(v, &opt.Threads)
+	}
+	runs := 3
+	if v := os.Getenv("OPTALLOC_RUNS"); v != "" {
+		fmt.Sscan(v, &runs)
+	}
+	var total, totalCPU time.Duration
+	fmt.Printf("| instance | buffers | max-live | decision wall time (median of %d) | CPU time (all threads) | nodes | order |\n|---|---|---|---|---|---|---|\n", runs)
+	for _, name := range miniNames {
+		if only := os.Getenv("OPTALLOC_ONLY"); only != "" && !slices.Contains(splitComma(only), name) {
+			continue
+		}
+		p := loadMini(t, name)
+		var times, cpus []time.Duration
+		var st Stats
+		for r := 0; r < runs; r++ {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			t0, c0 := time.Now(), cpuTime()
+			pl, status, s, err := Decide(ctx, p, 1048576, opt)
+			d := time.Since(t0)
+			cpus = append(cpus, cpuTime()-c0)
+			cancel()
+			require.NoError(t, err)
+			if status == Feasible {
+				require.LessOrEqual(t, pl.Peak(p), int64(1048576))
+			}
+			times = append(times, d)
+			st = s
+			if status != Feasible {
+				fmt.Printf("%s: %s after %v\n", name, status, d)
+				break
+			}
+		}
+		slices.Sort(times)
+		slices.Sort(cpus)
+		med := times[len(times)/2]
+		total += med
+		totalCPU += cpus[len(cpus)/2]
+		fmt.Printf("| %s | %d | %d | %.2f s | %.2f s | %d | %s |\n", name, len(p.Buffers), p.ComputeSweep().MaxLive, med.Seconds(), cpus[len(cpus)/2].Seconds(), st.Nodes, st.Winner)
+	}
+	fmt.Printf("total wall %.2f s, CPU %.2f s\n", total.Seconds(), totalCPU.Seconds())
+}
+
+// cpuTime is the user+system CPU time of the process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func splitComma(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return out
+}

@@ -1,0 +1,96 @@
+package bnb
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/optalloc/optalloc/internal/brute"
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/verify"
+	"github.com/stretchr/testify/require"
+)
+
+// flagSets are the option combinations the property tests run: all
+// techniques on, and each one off.
+var flagSets = []struct {
+	name string
+	opt  Options
+}{
+	{"all", Options{}},
+	{"no-sections", Options{NoSectionInference: true}},
+	{"no-dominance", Options{NoDominance: true}},
+	{"no-shortcut", Options{NoUnplacedShortcut: true}},
+	{"no-components", Options{NoComponents: true}},
+	{"no-memo", Options{NoMemo: true}},
+	{"none", Options{NoSectionInference: true, NoDominance: true, NoUnplacedShortcut: true, NoComponents: true, NoMemo: true}},
+}
+
+// TestMinimiseMatchesBrute compares Minimise (from no incumbent) with the
+// brute-force optimum on 10,000+ random tiny instances, and checks every
+// Infeasible answer of Decide at optimum−1 (and every Feasible one at the
+// optimum) against it.
+func TestMinimiseMatchesBrute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	ctx := context.Background()
+	infeasible := 0
+	const total = 10500
+	for k := 0; k < total; k++ {
+		n := 1 + rng.IntN(8)
+		ro := brute.RandomOptions{MaxSize: 1 + rng.Int64N(10)}
+		if k%3 == 1 {
+			ro.Align, ro.ZeroSize = 0.3, 0.1
+		}
+		if k%5 == 2 {
+			ro.Pin = 0.2
+		}
+		p := brute.Random(rng, n, ro)
+		want, _ := brute.Optimum(p)
+		fs := flagSets[k%len(flagSets)]
+		opt := fs.opt
+		opt.Threads = 1 + k%2
+		pl, lb, _, err := Minimise(ctx, p, nil, 0, opt, nil)
+		require.NoError(t, err)
+		if want < 0 {
+			require.Nil(t, pl, "instance %d (%s): brute says infeasible: %+v", k, fs.name, p.Buffers)
+			continue
+		}
+		require.NotNil(t, pl, "instance %d (%s): %+v", k, fs.name, p.Buffers)
+		require.Empty(t, verify.Check(p, pl), "instance %d", k)
+		require.Equal(t, want, pl.Peak(p), "instance %d (%s): %+v", k, fs.name, p.Buffers)
+		require.Equal(t, want, lb, "instance %d (%s): proven bound", k, fs.name)
+		if want > 1 {
+			_, status, _, err := Decide(ctx, p, want-1, opt)
+			require.NoError(t, err)
+			require.Equal(t, Infeasible, status, "instance %d (%s)", k, fs.name)
+			infeasible++
+		}
+		if want == 0 {
+			continue // capacity 0 means "the pool's capacity" to Decide
+		}
+		pl2, status, _, err := Decide(ctx, p, want, opt)
+		require.NoError(t, err)
+		require.Equal(t, Feasible, status, "instance %d (%s): %+v", k, fs.name, p.Buffers)
+		require.Empty(t, verify.Check(p, pl2))
+		require.LessOrEqual(t, pl2.Peak(p), want)
+	}
+	require.Greater(t, infeasible, total/2)
+}
+
+// TestPerfectPackings solves guillotine-cut rectangles (20..60 pieces) to
+// their known optimum, the rectangle's height.
+func TestPerfectPackings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for k := 0; k < 30; k++ {
+		pieces := 20 + rng.IntN(41)
+		p, _ := brute.PerfectPacking(rng, 40+rng.Int64N(40), 64+rng.Int64N(64), pieces)
+		height := p.ComputeSweep().MaxLive
+		pl, lb, _, err := Minimise(context.Background(), p, nil, 0, Options{Threads: 1}, nil)
+		require.NoError(t, err)
+		require.Empty(t, verify.Check(p, pl))
+		require.Equal(t, height, pl.Peak(p), "instance %d (%d pieces)", k, pieces)
+		require.Equal(t, height, lb)
+	}
+}
+
+var _ = model.NewPlan

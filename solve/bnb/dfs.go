@@ -1,0 +1,332 @@
+package bnb
+
+const checkEvery = 1 << 11
+
+// tick counts a node and checks the limits; it reports whether to stop.
+func (s *searcher) tick() bool {
+	s.st.Nodes++
+	s.nodes++
+	if s.nodes&(checkEvery-1) == 0 {
+		if s.stop.Load() || s.ctx.Err() != nil || (s.limit > 0 && s.nodes >= s.limit) {
+			s.aborted = true
+		}
+	}
+	return s.aborted
+}
+
+// stopping reports whether the search must return without trying more:
+// aborted, or unwinding to a failed split.
+func (s *searcher) stopping() bool { return s.aborted || s.unwind >= 0 }
+
+// solve searches below the current state; it returns true when every item
+// is placed (offsets in s.off) and false on failure, abort (s.aborted) or
+// unwind (s.unwind ≥ 0).
+func (s *searcher) solve(depth int) bool {
+	if s.tick() {
+		return false
+	}
+	c := s.c
+	n := int32(c.n)
+	// Forced placements: an unplaced item that conflicts with nothing
+	// unplaced goes to its minimum offset without branching, and without
+	// moving the canonical position (it interacts with nothing left).
+	nForced := 0
+	ok := true
+	if s.fl.shortcut {
+		for r := s.next[n]; r != n && ok; r = s.next[r] {
+			i := s.byRank[r]
+			if s.deg[i] != 0 || s.hidden[i] {
+				continue
+			}
+			o := s.minOff[i]
+			if p := c.pin[i]; p >= 0 {
+				o = p
+			}
+			ok = s.place(i, o)
+			nForced++
+		}
+		s.st.Forced += int64(nForced)
+		if !ok {
+			s.st.prunes[pruneCapacity]++
+		}
+	}
+	if ok && s.node(depth) {
+		return true
+	}
+	for ; nForced > 0; nForced-- {
+		s.unplaceLast()
+	}
+	return false
+}
+
+// node handles a state after the forced placements: completion (or the
+// next pending group), the memo, splits, then branching.
+func (s *searcher) node(depth int) bool {
+	if s.active == 0 {
+		if len(s.pending) == 0 {
+			return true
+		}
+		return s.nextGroup(depth)
+	}
+	var key uint64
+	if s.memo != nil {
+		key = s.hash ^ zobrist(-1-s.lastRank, s.lastOff)
+		if s.memo.failed(key, s.capacity) {
+			s.st.prunes[pruneMemo]++
+			return false
+		}
+	}
+	var found bool
+	if s.fl.split && s.active > 1 && s.split(depth, &found) {
+		if !found && !s.aborted && s.memo != nil {
+			s.memo.store(key, s.capacity)
+		}
+		return found
+	}
+	found = s.branch(depth)
+	if !found && !s.stopping() && s.memo != nil {
+		s.memo.store(key, s.capacity)
+	}
+	return found
+}
+
+// nextGroup continues with the next pending group once the current one is
+// placed. When it fails, the split it came from fails: s.unwind makes every
+// search in between return at once.
+func (s *searcher) nextGroup(depth int) bool {
+	g := s.pending[len(s.pending)-1]
+	s.pending = s.pending[:len(s.pending)-1]
+	s.hide(s.groups[g.lo:g.hi], false)
+	saveOff, saveRank := s.lastOff, s.lastRank
+	s.lastOff, s.lastRank = g.lastOff, g.lastRank
+	found := s.solve(depth)
+	s.lastOff, s.lastRank = saveOff, saveRank
+	s.hide(s.groups[g.lo:g.hi], true)
+	s.pending = append(s.pending, g)
+	if !found && !s.aborted && s.unwind < 0 {
+		s.unwind = g.split
+		s.st.prunes[pruneSplit]++
+	}
+	return found
+}
+
+// hide hides (or shows again) the items of a group: they leave the active
+// set, the state hash and the sections' unplaced totals, so the search
+// state is exactly that of the active group alone.
+func (s *searcher) hide(items []int32, h bool) {
+	c := s.c
+	for _, i := range items {
+		s.hidden[i] = h
+		sz := c.size[i]
+		if h {
+			s.active--
+			sz = -sz
+		} else {
+			s.active++
+		}
+		s.hash ^= zobrist(i, s.minOff[i])
+		for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
+			s.unpl[sec] += sz
+		}
+	}
+}
+
+// split looks for time-disjoint groups among the active unplaced items. When
+// there are several, it solves them one after the other (the first here,
+// the others through nextGroup) and reports true with the outcome in found.
+func (s *searcher) split(depth int, found *bool) bool {
+	c := s.c
+	// Count the groups: in start order, a group ends where no earlier item
+	// reaches the next start.
+	var end int32 = -1
+	groups := 0
+	for _, i := range s.byStart {
+		if s.placed[i] || s.hidden[i] {
+			continue
+		}
+		if c.start[i] >= end {
+			groups++
+		}
+		end = max(end, c.end[i])
+	}
+	if groups < 2 {
+		return false
+	}
+	s.st.Splits++
+	s.splits++
+	id := s.splits
+	base := len(s.groups)
+	pend := len(s.pending)
+	// Hide every group but the first; push them so that the second is
+	// solved next.
+	end = -1
+	g := 0
+	var bounds [2]int
+	lo := base
+	for _, i := range s.byStart {
+		if s.placed[i] || s.hidden[i] {
+			continue
+		}
+		if c.start[i] >= end {
+			g++
+			if g > 2 {
+				bounds = [2]int{lo, len(s.groups)}
+				s.pending = append(s.pending, group{lo: bounds[0], hi: bounds[1], lastOff: s.lastOff, lastRank: s.lastRank, split: id})
+			}
+			lo = len(s.groups)
+		}
+		end = max(end, c.end[i])
+		if g >= 2 {
+			s.groups = append(s.groups, i)
+		}
+	}
+	s.pending = append(s.pending, group{lo: lo, hi: len(s.groups), lastOff: s.lastOff, lastRank: s.lastRank, split: id})
+	// pending[pend:] holds groups 2..k in time order; reverse so that the
+	// top of the stack is group 2.
+	for a, b := pend, len(s.pending)-1; a < b; a, b = a+1, b-1 {
+		s.pending[a], s.pending[b] = s.pending[b], s.pending[a]
+	}
+	s.hide(s.groups[base:], true)
+	*found = s.branch(depth)
+	if *found {
+		return true
+	}
+	s.hide(s.groups[base:], false)
+	s.pending = s.pending[:pend]
+	s.groups = s.groups[:base]
+	if s.unwind == id {
+		s.unwind = -1
+	}
+	return true
+}
+
+// branch tries every canonical, undominated candidate for the next
+// placement.
+func (s *searcher) branch(depth int) bool {
+	c := s.c
+	n := int32(c.n)
+	const inf = int64(1) << 62
+	min1, min2 := inf, inf
+	min1It := int32(-1)
+	// Pass 1: dominance bounds and dead states.
+	for r := s.next[n]; r != n; r = s.next[r] {
+		i := s.byRank[r]
+		if s.hidden[i] {
+			continue
+		}
+		if p := c.pin[i]; p >= 0 {
+			if p < s.lastOff || (p == s.lastOff && r < s.lastRank) {
+				// A pinned item can no longer come in canonical order.
+				s.st.prunes[pruneCanonical]++
+				return false
+			}
+			continue
+		}
+		e := max(s.minOff[i], s.lastOff) + c.size[i]
+		if e > s.capacity {
+			// Every item left goes at or above the last placement.
+			s.st.prunes[pruneFloor]++
+			return false
+		}
+		if e = s.minOff[i] + c.size[i]; e < min2 {
+			if e < min1 {
+				min1, min2, min1It = e, min1, i
+			} else {
+				min2 = e
+			}
+		}
+	}
+	if s.fl.dominance && min1 <= s.lastOff {
+		// Some free item fits entirely below the last placement: it
+		// could be lowered there, so this is not a minimal packing.
+		s.st.prunes[pruneDominance]++
+		return false
+	}
+	if s.fl.sections && !s.sectionFloors() {
+		s.st.prunes[pruneFloor]++
+		return false
+	}
+	// Pass 2: candidates in (offset, rank) order.
+	cs := s.cands[depth][:0]
+	for r := s.next[n]; r != n; r = s.next[r] {
+		i := s.byRank[r]
+		if s.hidden[i] {
+			continue
+		}
+		o := s.minOff[i]
+		if p := c.pin[i]; p >= 0 {
+			o = p
+		}
+		if o < s.lastOff || (o == s.lastOff && r < s.lastRank) {
+			continue
+		}
+		if s.fl.dominance {
+			bound := min1
+			if i == min1It {
+				bound = min2
+			}
+			if bound <= o {
+				continue
+			}
+		}
+		k := len(cs)
+		cs = append(cs, cand{})
+		for k > 0 && cs[k-1].off > o {
+			cs[k] = cs[k-1]
+			k--
+		}
+		cs[k] = cand{o, r, i}
+	}
+	s.cands[depth] = cs
+	saveOff, saveRank := s.lastOff, s.lastRank
+	for k := range cs {
+		cd := cs[k]
+		if s.place(cd.it, cd.off) {
+			s.lastOff, s.lastRank = cd.off, cd.rank
+			if s.solve(depth + 1) {
+				return true
+			}
+			s.lastOff, s.lastRank = saveOff, saveRank
+		} else {
+			s.st.prunes[pruneCapacity]++
+		}
+		s.unplaceLast()
+		s.st.Backtracks++
+		if s.stopping() {
+			return false
+		}
+	}
+	return false
+}
+
+// sectionFloors checks every section with unplaced items: they stack
+// disjointly, each at or above its minimum offset and (canonical order) at
+// or above the last placement, so the lowest of those plus their total
+// must fit under the capacity.
+func (s *searcher) sectionFloors() bool {
+	c := s.c
+	n := int32(c.n)
+	const inf = int64(1) << 62
+	for sec := range s.secMin {
+		s.secMin[sec] = inf
+	}
+	for r := s.next[n]; r != n; r = s.next[r] {
+		i := s.byRank[r]
+		if s.hidden[i] {
+			continue
+		}
+		e := max(s.minOff[i], s.lastOff)
+		if p := c.pin[i]; p >= 0 {
+			e = p
+		}
+		for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
+			s.secMin[sec] = min(s.secMin[sec], e)
+		}
+	}
+	for sec, m := range s.secMin {
+		if m < inf && m+s.unpl[sec] > s.capacity {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,297 @@
+package bnb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/verify"
+)
+
+// engine is a problem prepared for search: folded, scaled, split.
+type engine struct {
+	p      *model.Problem
+	f      *folded
+	comps  []*compSolver
+	exact  bool // the folded model equals the problem (no gaps, alias members inside their roots)
+	lb     int64
+	opt    Options
+	offset []int64 // scaled item offsets of the current plan
+}
+
+func prepare(p *model.Problem, opt Options) (*engine, error) {
+	if p == nil {
+		return nil, errors.New("bnb: nil problem")
+	}
+	if len(p.PoolList()) > 1 {
+		return nil, fmt.Errorf("bnb: %d pools: the exact engine plans a single pool", len(p.PoolList()))
+	}
+	f, err := fold(p)
+	if err != nil {
+		return nil, err
+	}
+	e := &engine{p: p, f: f, exact: true, opt: opt, offset: make([]int64, len(f.items))}
+	for i := range p.Buffers {
+		b := &p.Buffers[i]
+		if len(b.Gaps) > 0 {
+			e.exact = false
+		}
+		if b.Alias != nil {
+			// The group's item spans the union of lifetimes; a member
+			// outside the root's own lifetime makes the item larger than
+			// the real occupancy.
+			if r := p.Buffers[rootOf(p, i)]; b.Start < r.Start || b.End > r.End {
+				e.exact = false
+			}
+		}
+	}
+	var comps []*comp
+	if opt.NoComponents {
+		all := make([]int, 0, len(f.items))
+		for k, it := range f.items {
+			if it.size > 0 {
+				all = append(all, k)
+			}
+		}
+		if len(all) > 0 {
+			comps = append(comps, f.build(all))
+		}
+	} else {
+		comps = f.components()
+	}
+	for _, c := range comps {
+		e.comps = append(e.comps, newCompSolver(c, opt))
+		if e.exact {
+			e.lb = max(e.lb, c.maxLive*f.scale)
+		}
+		e.lb = max(e.lb, c.maxPin*f.scale)
+	}
+	e.lb = max(e.lb, p.ComputeSweep().MaxLive)
+	for k, it := range f.items {
+		if it.size == 0 && it.pin >= 0 {
+			e.offset[k] = it.pin
+		}
+	}
+	return e, nil
+}
+
+func rootOf(p *model.Problem, i int) int {
+	r, _ := p.Root(i, p.Index())
+	return r
+}
+
+// plan turns the current item offsets into a plan and checks it.
+func (e *engine) plan() (*model.Plan, error) {
+	pl := model.NewPlan(e.p)
+	g := e.f.scale
+	for i := range pl.Placements {
+		pl.Placements[i].Offset = e.offset[e.f.of[i]]*g + e.f.delta[i]
+	}
+	if v := verify.Check(e.p, pl); len(v) > 0 {
+		return nil, fmt.Errorf("bnb: internal error, plan rejected by verify: %s", v[0])
+	}
+	return pl, nil
+}
+
+// compPeak is the (scaled) top of a component in the current offsets.
+func (e *engine) compPeak(cs *compSolver) int64 {
+	var top int64
+	for i, k := range cs.c.items {
+		top = max(top, e.offset[k]+cs.c.size[i])
+	}
+	return top
+}
+
+// decideAll decides every component whose current peak exceeds capacity
+// (all of them when force is set).
+func (e *engine) decideAll(ctx context.Context, capacity int64, force bool, st *Stats) Status {
+	// Largest components first: they are the likeliest to fail.
+	for _, cs := range e.comps {
+		if !force && e.compPeak(cs) <= capacity {
+			continue
+		}
+		r := cs.decide(ctx, capacity)
+		cs.stats(st)
+		st.Rounds, st.Winner = r.rounds, r.winner
+		switch r.status {
+		case Unknown:
+			return Unknown
+		case Infeasible:
+			return Infeasible
+		}
+		for i, k := range cs.c.items {
+			e.offset[k] = r.off[i]
+		}
+	}
+	return Feasible
+}
+
+func (e *engine) newStats() Stats {
+	return Stats{Prunes: map[string]int64{}, Components: len(e.comps), Scale: e.f.scale, Exact: e.exact}
+}
+
+// Decide looks for a plan of p with peak ≤ capacity (and within pool 0's
+// capacity when that is set; capacity ≤ 0 means the pool's). It returns
+// Feasible with a plan that passed verify.Check, Infeasible when the search
+// was exhausted, or Unknown when ctx ended first. Problems with gaps, or
+// with alias members that outlive their root, are searched conservatively
+// (whole rectangles), so there a failed search gives Unknown, never
+// Infeasible.
+func Decide(ctx context.Context, p *model.Problem, capacity int64, opt Options) (*model.Plan, Status, Stats, error) {
+	t0 := time.Now()
+	e, err := prepare(p, opt)
+	if err != nil {
+		return nil, Unknown, Stats{}, err
+	}
+	st := e.newStats()
+	if pc := p.PoolList()[0].Capacity; pc > 0 && (capacity <= 0 || pc < capacity) {
+		capacity = pc
+	}
+	if capacity <= 0 {
+		return nil, Unknown, st, errors.New("bnb: Decide needs a capacity (argument or pool capacity)")
+	}
+	status := e.decideAll(ctx, capacity/e.f.scale, true, &st)
+	st.Decisions = 1
+	st.Elapsed = time.Since(t0)
+	switch status {
+	case Feasible:
+		pl, err := e.plan()
+		if err != nil {
+			return nil, Unknown, st, err
+		}
+		return pl, Feasible, st, nil
+	case Infeasible:
+		if !e.exact {
+			st.Note = "search exhausted on the conservative model (gaps or alias lifetimes): not a proof"
+			return nil, Unknown, st, nil
+		}
+	}
+	return nil, status, st, nil
+}
+
+// Minimise lowers the peak of p from the incumbent plan (nil: the engine
+// finds a first plan itself) down to lowerBound or as far as ctx allows. It
+// decides capacity peak−g (g: the GCD of sizes, alignments and pins), then
+// the peak of the plan found minus g, and so on, keeping every worker's
+// table of failed states across steps (a state that failed at capacity C
+// fails below C too). It calls onImprove (when non-nil) with every better
+// plan; each passed verify.Check. It returns the best plan and a proven
+// lower bound: equal to the best plan's peak when optimality was proven.
+func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options, onImprove func(*model.Plan)) (*model.Plan, int64, Stats, error) {
+	t0 := time.Now()
+	e, err := prepare(p, opt)
+	if err != nil {
+		return nil, 0, Stats{}, err
+	}
+	st := e.newStats()
+	defer func() { st.Elapsed = time.Since(t0) }()
+	g := e.f.scale
+	lb := max(lowerBound, e.lb)
+	best := incumbent
+	var ub int64
+	if best != nil {
+		if v := verify.Check(p, best); len(v) > 0 {
+			return nil, lb, st, fmt.Errorf("bnb: the incumbent plan is invalid: %s", v[0])
+		}
+		ub = best.Peak(p)
+		// Start from the incumbent's offsets (item offset = root's).
+		for i := range p.Buffers {
+			if p.Buffers[i].Alias == nil {
+				e.offset[e.f.of[i]] = best.Placements[i].Offset / g
+			}
+		}
+		if !e.offsetsScaled(best) {
+			// The incumbent is not on the g grid: every component must be
+			// re-planned before a plan is assembled.
+			ub = math.MaxInt64
+		}
+	} else {
+		ub = math.MaxInt64
+	}
+	if ub == math.MaxInt64 {
+		// A first plan: decide at a capacity everything fits under.
+		// Every item of a pushed-down plan rests on a chain of items that
+		// starts at 0 or on a pin, so this capacity loses no plan.
+		var total, pinTop int64
+		for _, it := range e.f.items {
+			total += it.size + it.align
+			pinTop = max(pinTop, it.pin+it.size)
+		}
+		total += pinTop
+		if pc := p.PoolList()[0].Capacity; pc > 0 {
+			total = min(total, pc/g)
+		}
+		step := time.Now()
+		status := e.decideAll(ctx, total, true, &st)
+		st.Decisions++
+		st.Steps = append(st.Steps, Step{Capacity: total * g, Status: status, Nodes: st.Nodes, Elapsed: time.Since(step)})
+		if status != Feasible {
+			if status == Infeasible && !e.exact {
+				status = Unknown
+			}
+			if status == Infeasible {
+				return nil, math.MaxInt64, st, nil
+			}
+			return best, lb, st, nil
+		}
+		pl, err := e.plan()
+		if err != nil {
+			return nil, lb, st, err
+		}
+		best, ub = pl, pl.Peak(p)
+		st.Steps[len(st.Steps)-1].Peak = ub
+		if onImprove != nil {
+			onImprove(best.Clone())
+		}
+	}
+	for ub > lb {
+		target := (ub - 1) / g // largest scaled capacity strictly below ub
+		if target*g < lb {
+			// No multiple of g lies in [lb, ub): every peak of a
+			// pushed-down plan is one, so ub is optimal.
+			lb = ub
+			break
+		}
+		nodes0 := st.Nodes
+		step := time.Now()
+		status := e.decideAll(ctx, target, false, &st)
+		st.Decisions++
+		st.Steps = append(st.Steps, Step{Capacity: target * g, Status: status, Nodes: st.Nodes - nodes0, Elapsed: time.Since(step)})
+		if status == Unknown {
+			break
+		}
+		if status == Infeasible {
+			if e.exact {
+				lb = max(lb, min(ub, target*g+g))
+			} else {
+				st.Note = "search exhausted on the conservative model (gaps or alias lifetimes): not a proof"
+			}
+			break
+		}
+		pl, err := e.plan()
+		if err != nil {
+			return best, lb, st, err
+		}
+		best, ub = pl, pl.Peak(p)
+		st.Steps[len(st.Steps)-1].Peak = ub
+		if onImprove != nil {
+			onImprove(best.Clone())
+		}
+	}
+	return best, min(lb, ub), st, nil
+}
+
+// offsetsScaled reports whether every placement of pl is a multiple of the
+// scale (plus its alias delta), so that its offsets can seed the search.
+func (e *engine) offsetsScaled(pl *model.Plan) bool {
+	g := e.f.scale
+	for i := range e.p.Buffers {
+		if e.p.Buffers[i].Alias == nil && pl.Placements[i].Offset%g != 0 {
+			return false
+		}
+	}
+	return true
+}
