@@ -113,3 +113,73 @@ func TestLongMiniMalloc(t *testing.T) {
 		t.Logf("%s: Minimise on the whole instance: peak %d, lb %d, %s", name, pl.Peak(p), mlb, st.Reason)
 	}
 }
+
+// TestLongWindowScan (OPTALLOC_LONG=1): which time windows of D and J are
+// tight? Windows grow from the heaviest section towards the heavier
+// neighbour; each is asked at the instance's max-live (10 s per window).
+// It logs a table; UNSAT would raise the global bound.
+func TestLongWindowScan(t *testing.T) {
+	if os.Getenv("OPTALLOC_LONG") == "" {
+		t.Skip("set OPTALLOC_LONG=1 (about 2 minutes per instance)")
+	}
+	for _, name := range []string{"D", "J"} {
+		path := "../../shared/benchmarks/minimalloc/" + name + ".1048576.csv"
+		if _, err := os.Stat(path); err != nil {
+			t.Skipf("benchmark data not found at %s", path)
+		}
+		p, err := model.Load(path)
+		require.NoError(t, err)
+		in, err := newInstance(p, 0)
+		require.NoError(t, err)
+		s := in.positive()
+		secs := sections(s.items, seq(len(s.items)))
+		c := 0
+		for k := range secs {
+			if secs[k].load > secs[c].load {
+				c = k
+			}
+		}
+		m := secs[c].load
+		w := window{a: c, b: c}
+		last := 0
+		opt := Options{MaxClauses: 12_000_000}
+		for {
+			w.t0, w.t1 = secs[w.a].start, secs[w.b].end
+			its := windowItems(s.items, w)
+			if len(its) > 100 {
+				break
+			}
+			if len(its) > last {
+				last = len(its)
+				start := time.Now()
+				e, _, refused := newEncoder(its, m, opt)
+				res, vars, clauses, conf := "over budget", int64(0), int64(0), int64(0)
+				if refused == "" {
+					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+					r := e.solve(ctx, e.height(m))
+					cancel()
+					res = map[int]string{1: "fits", -1: "UNSAT", 0: "timeout"}[r]
+					vars, clauses, conf = e.vars, e.clauses, e.conflicts
+				}
+				t.Logf("%s window sections %d..%d [%d,%d): %d buffers, window max-live %d: %s at %d in %v (%d vars, %d clauses, %d conflicts)",
+					name, w.a, w.b, w.t0, w.t1, len(its), maxLive(its, seq(len(its)))*in.g, res, m*in.g,
+					time.Since(start).Round(time.Millisecond), vars, clauses, conf)
+			}
+			left, right := int64(-1), int64(-1)
+			if w.a > 0 {
+				left = secs[w.a-1].load
+			}
+			if w.b+1 < len(secs) {
+				right = secs[w.b+1].load
+			}
+			if left < 0 && right < 0 {
+				break
+			}
+			if left >= right {
+				w.a--
+			} else {
+				w.b++
+			}
+		}
+	}
+}

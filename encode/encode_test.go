@@ -241,3 +241,18 @@ func TestRoundUp(t *testing.T) {
 }
 
 func ptr(v int64) *int64 { return &v }
+
+// TestHugeAxisRefusedFast: a byte-granular problem with a huge height is
+// refused in O(n), not enumerated.
+func TestHugeAxisRefusedFast(t *testing.T) {
+	p := &model.Problem{}
+	for i := 0; i < 50; i++ {
+		p.Buffers = append(p.Buffers, model.Buffer{ID: fmt.Sprint(i), Start: int64(i), End: int64(i + 3), Size: 1_000_000_007 + int64(i)})
+	}
+	start := time.Now()
+	_, s, st, err := Decide(context.Background(), p, 1<<40, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, Unknown, s)
+	assert.Contains(t, st.Reason, "budget")
+	assert.Less(t, time.Since(start), 2*time.Second)
+}

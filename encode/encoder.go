@@ -124,6 +124,21 @@ func estimate(items []item, dom [][]int64) (vars, clauses int64) {
 // with a reason when it would exceed the budget. infeasible is true when
 // some item cannot be placed under hmax at all.
 func newEncoder(items []item, hmax int64, opt Options) (e *encoder, infeasible bool, refused string) {
+	// Cheap guard first: the domains alone must fit the variable budget
+	// (a huge axis, e.g. byte sizes with GCD 1, is refused in O(n)).
+	var dv int64
+	for i := range items {
+		if items[i].pin >= 0 {
+			dv++
+			continue
+		}
+		step := lcmAll(&items[i])
+		dv += max(hmax-items[i].size, 0)/step + 1
+		if dv > opt.maxVars() {
+			return nil, false, fmt.Sprintf("encoding of %d buffers over %d units would need more than %d variables for the offsets alone (over budget)",
+				len(items), hmax, opt.maxVars())
+		}
+	}
 	dom := domains(items, hmax, !opt.NoDomainFilter)
 	for i := range dom {
 		if len(dom[i]) == 0 {
