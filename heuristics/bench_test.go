@@ -48,3 +48,21 @@ func BenchmarkTransformer62k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPortfolio62k times the default portfolio on a generated
+// transformer-like trace of 62 000 buffers.
+func BenchmarkPortfolio62k(b *testing.B) {
+	prob := transformerTrace(62000, 1)
+	ml := prob.ComputeSweep().MaxLive
+	var peak int64
+	var name string
+	for b.Loop() {
+		plan, n, err := Portfolio(context.Background(), prob, PortfolioOptions{LowerBound: ml})
+		if err != nil {
+			b.Fatal(err)
+		}
+		peak, name = plan.Peak(prob), n
+	}
+	b.ReportMetric(100*float64(peak-ml)/float64(ml), "gap%")
+	b.Logf("winner %s", name)
+}

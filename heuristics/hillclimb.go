@@ -26,7 +26,8 @@ func init() {
 // given Seed (the budget counts work, not time).
 type HillClimb struct {
 	Seed int64
-	// Iterations caps the number of re-placements; 0 means 5000.
+	// Iterations caps the number of re-placements; 0 means 5000, negative
+	// means none (only the starting orders).
 	Iterations int
 	// Budget caps the total work, in list entries scanned by the placer
 	// (about n²/2 per re-placement); 0 means 1e8, about 0.1–0.3 s.
@@ -72,7 +73,7 @@ func (h *HillClimb) plan(ctx context.Context, its []item) ([]int64, error) {
 		temp = 0.01
 	}
 	iters := h.Iterations
-	if iters <= 0 {
+	if iters == 0 {
 		iters = 5000
 	}
 	// start: the best of the greedy orders

@@ -233,3 +233,34 @@ func (pc *placer) fit(k int, firstFit bool) int64 {
 	}
 	return it.up(top)
 }
+
+// runFrom keeps the items with keep[k] at their offsets off[k], places the
+// items of order around them and returns the peak.
+func (pc *placer) runFrom(ctx context.Context, keep []bool, off []int64, order []int32, firstFit bool) (int64, error) {
+	pc.reset()
+	var peak int64
+	for k := range pc.its {
+		if keep[k] || pc.its[k].pin >= 0 {
+			pc.off[k] = off[k]
+			pc.insert(k)
+			if sz := pc.its[k].size; sz > 0 {
+				peak = max(peak, off[k]+sz)
+			}
+		}
+	}
+	for n, k := range order {
+		if n&255 == 255 && ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		if pc.placed[k] {
+			continue
+		}
+		o := pc.fit(int(k), firstFit)
+		pc.off[k] = o
+		pc.insert(int(k))
+		if sz := pc.its[k].size; sz > 0 {
+			peak = max(peak, o+sz)
+		}
+	}
+	return peak, nil
+}

@@ -82,8 +82,11 @@ func TestPropertyEveryPlannerIsValid(t *testing.T) {
 		require.NoError(t, p.Validate())
 		ml := p.ComputeSweep().MaxLive
 		for _, pl := range All() {
-			if _, ok := pl.(*HillClimb); ok {
-				pl = &HillClimb{Seed: int64(it), Iterations: 100} // keep the test fast
+			switch pl.(type) { // keep the test fast
+			case *HillClimb:
+				pl = &HillClimb{Seed: int64(it), Iterations: 100}
+			case *LNS:
+				pl = &LNS{Seed: int64(it), Iterations: 100}
 			}
 			plan, err := pl.Plan(context.Background(), p)
 			require.NoError(t, err, "%s on instance %d", pl.Name(), it)

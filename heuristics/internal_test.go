@@ -1,0 +1,104 @@
+package heuristics
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func randomItems(r *rand.Rand, n int) []item {
+	its := make([]item, n)
+	for k := range its {
+		s := int64(r.IntN(50))
+		its[k] = item{start: s, end: s + 1 + int64(r.IntN(15)), size: int64(r.IntN(20)), align: int64(1 + r.IntN(2)*3), pin: -1}
+	}
+	return its
+}
+
+// TestLiveIntegrals compares the O(n log n) degree and overlap metrics
+// with the pairwise definition.
+func TestLiveIntegrals(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 300 {
+		its := randomItems(r, 1+r.IntN(40))
+		deg, ov := liveIntegrals(its)
+		for a := range its {
+			var d, o float64
+			for b := range its {
+				if a != b && its[a].size > 0 && its[b].size > 0 && its[a].start < its[b].end && its[b].start < its[a].end {
+					d++
+					o += float64(min(its[a].end, its[b].end) - max(its[a].start, its[b].start))
+				}
+			}
+			require.Equal(t, d, deg[a])
+			require.Equal(t, o, ov[a])
+		}
+	}
+}
+
+// TestPlacerTreeEqualsScan checks that the interval-tree placer and the
+// chunked linear scan make the same decisions, and that maxLive is below
+// every peak.
+func TestPlacerTreeEqualsScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 300 {
+		its := randomItems(r, 1+r.IntN(600))
+		order := make([]int32, len(its))
+		for k := range order {
+			order[k] = int32(k)
+		}
+		r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, ff := range []bool{false, true} {
+			a := newPlacer(its)
+			a.tree = nil
+			pa, err := a.run(context.Background(), order, ff)
+			require.NoError(t, err)
+			b := newPlacer(its)
+			b.tree = newITree(b.rs, b.re)
+			pb, err := b.run(context.Background(), order, ff)
+			require.NoError(t, err)
+			require.Equal(t, a.off, b.off)
+			require.Equal(t, pa, pb)
+			require.LessOrEqual(t, maxLive(its), pa)
+		}
+	}
+}
+
+// TestTreap compares the free-block treap with a sorted slice.
+func TestTreap(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var tr treap
+	var ref [][2]int64
+	for range 5000 {
+		s, o := int64(r.IntN(30)), int64(r.IntN(30))
+		i, found := slices.BinarySearchFunc(ref, [2]int64{s, o}, func(x, y [2]int64) int {
+			if x[0] != y[0] {
+				return cmp64(x[0], y[0])
+			}
+			return cmp64(x[1], y[1])
+		})
+		if found {
+			tr.remove(s, o)
+			ref = slices.Delete(ref, i, i+1)
+		} else {
+			tr.insert(s, o)
+			ref = slices.Insert(ref, i, [2]int64{s, o})
+		}
+		qs := int64(r.IntN(32))
+		n := tr.ceil(qs, -1)
+		j, _ := slices.BinarySearchFunc(ref, qs, func(x [2]int64, s int64) int { return cmp64(x[0], s) })
+		if j == len(ref) {
+			require.Nil(t, n)
+		} else {
+			require.Equal(t, ref[j], [2]int64{n.size, n.off})
+		}
+		if m := tr.max(); len(ref) == 0 {
+			require.Nil(t, m)
+		} else {
+			require.Equal(t, ref[len(ref)-1], [2]int64{m.size, m.off})
+		}
+	}
+}
