@@ -186,3 +186,12 @@ func TestSpliceReadme(t *testing.T) {
 	_, err = SpliceReadme([]byte(EndMarker+"\n"+BeginMarker), []byte("t"))
 	assert.Error(t, err)
 }
+
+func TestHardLimitReportsOverrun(t *testing.T) {
+	// A 1ns hard limit cannot be met: the run is reported, not awaited.
+	p := Random(2, RandomOptions{Buffers: 2000})
+	res := Run(context.Background(), []Instance{{Name: "r", Problem: p}}, Config{Methods: []string{"heuristic"}, HardLimit: time.Nanosecond})
+	require.Len(t, res[0].Runs, 1)
+	assert.ErrorIs(t, res[0].Runs[0].Err, ErrOverrun)
+	assert.Zero(t, res[0].BestPeak)
+}

@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -193,6 +194,8 @@ func gapText(r *Result, peak int64) string {
 // status and time, or what went wrong.
 func Cell(r *Result, run *MethodRun) string {
 	switch {
+	case errors.Is(run.Err, ErrOverrun):
+		return fmt.Sprintf("OVERRAN (stopped waiting after %.0fs)", run.Elapsed.Seconds())
 	case run.Err != nil:
 		return "error"
 	case run.Plan == nil:

@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -14,6 +15,10 @@ import (
 	"github.com/optalloc/optalloc/solve"
 	"github.com/optalloc/optalloc/verify"
 )
+
+// ErrOverrun marks a solve that did not return within Config.HardLimit: a
+// bug in an engine that ignores its time limit.
+var ErrOverrun = errors.New("solve overran its time limit")
 
 // Instance is one problem of a corpus.
 type Instance struct {
@@ -35,6 +40,11 @@ type Config struct {
 	Threads int
 	// Seed is passed to every solve.
 	Seed int64
+	// HardLimit is how long a solve may run before Run gives up waiting for
+	// it (a solve that ignores its time limit would hang the whole run);
+	// the run then carries ErrOverrun and its goroutine is abandoned. 0
+	// means 2·TimeLimit + 10s when TimeLimit > 0, else no limit.
+	HardLimit time.Duration
 	// OnRun, when set, is called after each solve (from worker goroutines,
 	// one call at a time).
 	OnRun func(instance string, r MethodRun)
@@ -189,7 +199,35 @@ func solveOne(ctx context.Context, p *model.Problem, method string, cfg Config, 
 		return run
 	}
 	start := time.Now()
-	r, err := solve.Solve(ctx, p, solve.Options{Method: method, TimeLimit: cfg.TimeLimit, Threads: threads, Seed: cfg.Seed})
+	type outcome struct {
+		r   *solve.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		r, err := solve.Solve(ctx, p, solve.Options{Method: method, TimeLimit: cfg.TimeLimit, Threads: threads, Seed: cfg.Seed})
+		done <- outcome{r, err}
+	}()
+	hard := cfg.HardLimit
+	if hard == 0 && cfg.TimeLimit > 0 {
+		hard = 2*cfg.TimeLimit + 10*time.Second
+	}
+	var timeout <-chan time.Time
+	if hard > 0 {
+		t := time.NewTimer(hard)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var r *solve.Result
+	var err error
+	select {
+	case o := <-done:
+		r, err = o.r, o.err
+	case <-timeout:
+		run.Elapsed = time.Since(start)
+		run.Err = fmt.Errorf("%w: still running after %s (time limit %s)", ErrOverrun, hard, cfg.TimeLimit)
+		return run
+	}
 	run.Elapsed = time.Since(start)
 	if err != nil {
 		run.Err = err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -261,6 +262,8 @@ func compareToJSON(results []benchmarks.Result, methods []string, limit time.Dur
 // status and time.
 func runCell(r *benchmarks.Result, run *benchmarks.MethodRun) string {
 	switch {
+	case errors.Is(run.Err, benchmarks.ErrOverrun):
+		return "OVERRAN " + fmtSeconds(run.Elapsed)
 	case run.Err != nil:
 		return "error"
 	case run.Plan == nil:
