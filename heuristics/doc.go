@@ -1,5 +1,33 @@
 // Package heuristics holds the fast planners of optalloc. Each planner sits
-// behind the Planner interface; they give the upper bound that the exact
+// behind the Planner interface (Name, Plan) and is registered under its
+// name (All, ByName, Names); they give the upper bound that the exact
 // engines start from, and they are the answer on instances too large to
 // prove optimal.
+//
+// The planners:
+//
+//   - greedy-ORDER / firstfit-ORDER (BestFit): the TFLite/XLA heap
+//     simulator, items in the order of a metric, each into the smallest
+//     (best-fit) or lowest (first-fit) gap among the placed items it meets
+//     in time; greedy-size is the plain greedy-by-size best-fit.
+//   - freelist (FreeList, seed 000): a sweep over time with a free list
+//     sorted by size; O(n log n), for millions of buffers; handles tiers.
+//   - strip-ORDER (Strip, seed 001): bottom-left strip packing with the
+//     peak-driven risk-class re-ordering loop.
+//   - skyline (Skyline): bottom-up stacking, lowest position first.
+//   - hillclimb (HillClimb) and lns (LNS): improvement passes that keep the
+//     best, seeded.
+//
+// Portfolio runs several planners concurrently and keeps the best plan
+// that verify.Check accepts. FillScratch (seed 004) re-places scratch
+// buffers into the gaps of any plan, granting elastic scratch extra bytes.
+//
+// Common rules: pinned buffers are placed first at their pins; alias
+// groups are placed as one item (the root's bytes over the union of the
+// members' lifetimes, offsets solving every member's alignment); offsets
+// are rounded up to the buffer's and the pool's alignment; MiniMalloc gaps
+// are ignored (every buffer occupies its whole rectangle: conservative,
+// always valid); elastic buffers get their minimum size (FillScratch grants
+// more). Planners other than freelist put every buffer in its first allowed
+// pool and plan each pool apart. Every planner is deterministic.
 package heuristics
