@@ -99,22 +99,32 @@ func (s *solver) runExact(ctx context.Context) error {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r := &race{s: s, cancel: cancel, lb: s.res.LowerBound}
-	var wg sync.WaitGroup
+	var engines []engine
 	if useBnB {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.runBnB(rctx, capacity)
-		}()
+		engines = append(engines, s.bnbEngine())
 	}
 	if useSAT {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.runSAT(rctx, capacity)
-		}()
+		engines = append(engines, s.satEngine())
 	}
-	wg.Wait()
+	if s.opt.Threads == 1 {
+		// One thread: no race, the engines take turns, so that the result
+		// does not depend on timing (deterministic when the search ends).
+		for _, e := range engines {
+			if rctx.Err() == nil {
+				r.run(rctx, e, capacity)
+			}
+		}
+	} else {
+		var wg sync.WaitGroup
+		for _, e := range engines {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r.run(rctx, e, capacity)
+			}()
+		}
+		wg.Wait()
+	}
 	if r.err != nil {
 		return r.err
 	}
@@ -125,66 +135,81 @@ func (s *solver) runExact(ctx context.Context) error {
 	return nil
 }
 
-func (r *race) runBnB(ctx context.Context, capacity int64) {
-	s := r.s
-	opt := s.opt.BnB
-	opt.Threads, opt.Seed = s.opt.Threads, s.opt.Seed
-	if capacity > 0 {
-		plan, status, st, err := bnb.Decide(ctx, s.p, capacity, opt)
-		r.stats("bnb", st)
-		switch {
-		case err != nil:
-			r.fail(fmt.Errorf("bnb: %w", err))
-		case status == bnb.Feasible:
-			r.offer(plan, "bnb")
-			r.cancel()
-		case status == bnb.Infeasible:
-			r.mu.Lock()
-			r.refuted = "bnb"
-			r.mu.Unlock()
-			r.cancel()
-		}
-		return
-	}
-	r.mu.Lock()
-	incumbent := s.res.Plan
-	r.mu.Unlock()
-	_, lb, st, err := bnb.Minimise(ctx, s.p, incumbent, s.res.LowerBound, opt, func(pl *model.Plan) { r.offer(pl, "bnb") })
-	r.stats("bnb", st)
-	if err != nil {
-		r.fail(fmt.Errorf("bnb: %w", err))
-		return
-	}
-	r.raise(lb)
+// outcome is an engine's answer to a decision.
+type outcome int
+
+const (
+	undecided outcome = iota
+	fits
+	refuted
+)
+
+// engine adapts one exact engine to the race.
+type engine struct {
+	name     string
+	decide   func(ctx context.Context, p *model.Problem, capacity int64) (*model.Plan, outcome, any, error)
+	minimise func(ctx context.Context, p *model.Problem, incumbent *model.Plan, lb int64, onImprove func(*model.Plan)) (int64, any, error)
 }
 
-func (r *race) runSAT(ctx context.Context, capacity int64) {
+func (s *solver) bnbEngine() engine {
+	opt := s.opt.BnB
+	opt.Threads, opt.Seed = s.opt.Threads, s.opt.Seed
+	return engine{
+		name: "bnb",
+		decide: func(ctx context.Context, p *model.Problem, c int64) (*model.Plan, outcome, any, error) {
+			plan, status, st, err := bnb.Decide(ctx, p, c, opt)
+			return plan, map[bnb.Status]outcome{bnb.Feasible: fits, bnb.Infeasible: refuted}[status], st, err
+		},
+		minimise: func(ctx context.Context, p *model.Problem, inc *model.Plan, lb int64, on func(*model.Plan)) (int64, any, error) {
+			_, lb, st, err := bnb.Minimise(ctx, p, inc, lb, opt, on)
+			return lb, st, err
+		},
+	}
+}
+
+func (s *solver) satEngine() engine {
+	opt := s.opt.SAT
+	return engine{
+		name: "sat",
+		decide: func(ctx context.Context, p *model.Problem, c int64) (*model.Plan, outcome, any, error) {
+			plan, status, st, err := encode.Decide(ctx, p, c, opt)
+			return plan, map[encode.Status]outcome{encode.Feasible: fits, encode.Infeasible: refuted}[status], st, err
+		},
+		minimise: func(ctx context.Context, p *model.Problem, inc *model.Plan, lb int64, on func(*model.Plan)) (int64, any, error) {
+			_, lb, st, err := encode.Minimise(ctx, p, inc, lb, opt, on)
+			return lb, st, err
+		},
+	}
+}
+
+// run decides the capacity (when > 0) or minimises with one engine.
+func (r *race) run(ctx context.Context, e engine, capacity int64) {
 	s := r.s
 	if capacity > 0 {
-		plan, status, st, err := encode.Decide(ctx, s.p, capacity, s.opt.SAT)
-		r.stats("sat", st)
+		plan, answer, st, err := e.decide(ctx, s.p, capacity)
+		r.stats(e.name, st)
 		switch {
 		case err != nil:
-			r.fail(fmt.Errorf("sat: %w", err))
-		case status == encode.Feasible:
-			r.offer(plan, "sat")
+			r.fail(fmt.Errorf("%s: %w", e.name, err))
+		case answer == fits:
+			r.offer(plan, e.name)
 			r.cancel()
-		case status == encode.Infeasible:
+		case answer == refuted:
 			r.mu.Lock()
-			r.refuted = "sat"
+			r.refuted = e.name
 			r.mu.Unlock()
 			r.cancel()
 		}
 		return
 	}
 	r.mu.Lock()
-	incumbent := s.res.Plan
+	incumbent, lb := s.res.Plan, s.res.LowerBound
 	r.mu.Unlock()
-	_, lb, st, err := encode.Minimise(ctx, s.p, incumbent, s.res.LowerBound, s.opt.SAT, func(pl *model.Plan) { r.offer(pl, "sat") })
-	r.stats("sat", st)
+	proven, st, err := e.minimise(ctx, s.p, incumbent, lb, func(pl *model.Plan) { r.offer(pl, e.name) })
+	r.stats(e.name, st)
 	if err != nil {
-		r.fail(fmt.Errorf("sat: %w", err))
+		r.fail(fmt.Errorf("%s: %w", e.name, err))
 		return
 	}
-	r.raise(lb)
+	r.raise(proven)
 }
