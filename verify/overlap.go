@@ -74,6 +74,11 @@ func (c *checker) checkOverlaps(ok []bool) {
 	reported := map[[2]int]bool{}
 	var hits []int
 	for _, e := range events {
+		if c.full {
+			// The list is cut: stop, or a plan with n buffers stacked at
+			// one offset costs n² pair reports.
+			return
+		}
 		r := &rects[e.r]
 		tr := trees[r.pool]
 		if tr == nil {
