@@ -53,6 +53,14 @@ func PlanToJSON(p *Problem, pl *Plan) JSONPlan {
 
 // WritePlanJSON writes a plan of p as indented JSON.
 func WritePlanJSON(w io.Writer, p *Problem, pl *Plan) error {
+	if len(pl.Placements) != len(p.Buffers) {
+		return fmt.Errorf("the plan has %d placements for %d buffers", len(pl.Placements), len(p.Buffers))
+	}
+	for i, q := range pl.Placements {
+		if q.Pool < 0 || q.Pool >= len(p.PoolList()) {
+			return fmt.Errorf("buffer %q: pool #%d does not exist", p.Buffers[i].ID, q.Pool)
+		}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	return enc.Encode(PlanToJSON(p, pl))
