@@ -148,3 +148,11 @@ func TestLoadChoosesTheFormat(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, graphPath+"#graph", p.Name)
 }
+
+func TestWritePlanJSONRejectsPlansItCannotWrite(t *testing.T) {
+	p := &Problem{Pools: []Pool{{Name: "sram"}, {Name: "dram"}}, Buffers: []Buffer{buf("a", 0, 2, 4)}}
+	var out bytes.Buffer
+	assert.EqualError(t, WritePlanJSON(&out, p, &Plan{Placements: []Placement{{Pool: 2, Size: 4}}}), `buffer "a": pool #2 does not exist`)
+	assert.EqualError(t, WritePlanJSON(&out, p, &Plan{Placements: make([]Placement, 2)}), "the plan has 2 placements for 1 buffers")
+	assert.Zero(t, out.Len())
+}
