@@ -3,8 +3,10 @@ package blocks_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,6 +71,73 @@ func TestTraceTable(t *testing.T) {
 			}
 		}
 		sb.WriteString("\n")
+	}
+	t.Log("\n" + sb.String())
+}
+
+// TestExactScaling measures up to which size the exact engine proves
+// optimality (random instances, 10 per size; time limit per instance from
+// OPTALLOC_BLOCKS_LIMIT, default 10s) and the effect of each pruning switch
+// on 40-unit instances. Set OPTALLOC_LONG=1 to run it.
+func TestExactScaling(t *testing.T) {
+	if os.Getenv("OPTALLOC_LONG") == "" {
+		t.Skip("set OPTALLOC_LONG=1 to measure the exact engine's reach")
+	}
+	limit := 10 * time.Second
+	if s := os.Getenv("OPTALLOC_BLOCKS_LIMIT"); s != "" {
+		d, err := time.ParseDuration(s)
+		require.NoError(t, err)
+		limit = d
+	}
+	sizes := []int{10, 20, 30, 40, 60, 80, 120, 160}
+	variants := []struct {
+		name string
+		e    blocks.Exact
+	}{
+		{"all on", blocks.Exact{}},
+		{"NoForcedBound", blocks.Exact{NoForcedBound: true}},
+		{"NoMemo", blocks.Exact{NoMemo: true}},
+		{"NoGapDedup", blocks.Exact{NoGapDedup: true}},
+		{"NoFreeSlots", blocks.Exact{NoFreeSlots: true}},
+		{"NoLevelBound", blocks.Exact{NoLevelBound: true}},
+	}
+	var sb strings.Builder
+	sb.WriteString("| units | engine | instances | proven optimal | median time | max time | median nodes | mean gap when not proven |\n|---|---|---|---|---|---|---|---|\n")
+	for _, n := range sizes {
+		for vi, v := range variants {
+			if vi > 0 && n != 40 {
+				continue
+			}
+			r := rand.New(rand.NewPCG(uint64(n), 99))
+			const count = 10
+			var times []time.Duration
+			var nodes []int64
+			proven := 0
+			var gapSum float64
+			for k := 0; k < count; k++ {
+				p := genProblem(r, genOpts{n: n, horizon: int64(2 * n), maxSize: 1 << 16})
+				e := v.e
+				e.TimeLimit = limit
+				t0 := time.Now()
+				res, err := e.Solve(context.Background(), p, nil)
+				require.NoError(t, err)
+				times = append(times, time.Since(t0))
+				nodes = append(nodes, res.Nodes)
+				if res.Status == blocks.Optimal {
+					proven++
+				} else {
+					gapSum += float64(res.TotalBytes)/float64(res.LowerBound) - 1
+				}
+			}
+			slices.Sort(times)
+			slices.Sort(nodes)
+			gap := "-"
+			if proven < count {
+				gap = fmt.Sprintf("%.2f%%", 100*gapSum/float64(count-proven))
+			}
+			fmt.Fprintf(&sb, "| %d | %s | %d | %d | %.3fs | %.3fs | %d | %s |\n", n, v.name, count, proven,
+				times[count/2].Seconds(), times[count-1].Seconds(), nodes[count/2], gap)
+		}
 	}
 	t.Log("\n" + sb.String())
 }

@@ -63,6 +63,10 @@ func TestExactAgreesWithBruteForce(t *testing.T) {
 		"no-level-bound": {NoLevelBound: true},
 		"no-free-slots":  {NoFreeSlots: true},
 		"no-seed":        {NoSeed: true},
+		"no-gap-dedup":   {NoGapDedup: true},
+		"no-memo":        {NoMemo: true},
+		"no-forced":      {NoForcedBound: true},
+		"nothing":        {NoLevelBound: true, NoFreeSlots: true, NoSeed: true, NoGapDedup: true, NoMemo: true, NoForcedBound: true},
 	}
 	for iter := 0; iter < 120; iter++ {
 		p := genProblem(r, genOpts{n: 1 + r.IntN(8), horizon: 4 + r.Int64N(10), maxSize: 1 + r.Int64N(20), aliases: 0.2, zeros: 0.05})
@@ -253,7 +257,7 @@ func TestDeterministic(t *testing.T) {
 	p := genProblem(r, genOpts{n: 60, horizon: 50, maxSize: 1000, aliases: 0.2})
 	var first *blocks.BlockPlan
 	for k := 0; k < 3; k++ {
-		res, err := blocks.Solve(context.Background(), p, blocks.Options{Exact: blocks.Exact{NodeLimit: 20000}, TimeLimit: time.Minute})
+		res, err := blocks.Solve(context.Background(), p, blocks.Options{Exact: blocks.Exact{NodeLimit: 20000, LNSRounds: 50}, TimeLimit: time.Minute})
 		require.NoError(t, err)
 		if first == nil {
 			first = res.Plan

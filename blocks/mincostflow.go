@@ -16,8 +16,9 @@ import (
 // the chains; each chain is a block. The cost only approximates the block
 // bytes (a block growing, shrinking and growing again is charged twice), so
 // this is a heuristic. To keep the network sparse, each R_j is linked to at
-// most Candidates earlier buffers: the smallest ones that hold it and the
-// largest ones that do not (0 means DefaultCandidates).
+// most Candidates·3/2 earlier buffers: the smallest ones that hold it, the
+// largest ones that do not and the latest to end (Candidates/2 of each; 0
+// means DefaultCandidates).
 type MinCostFlow struct {
 	MaxBlocks  int // 0 = unbounded
 	Candidates int
@@ -100,27 +101,34 @@ func minCostFlow(ctx context.Context, units []unit, k int) ([]int, int, error) {
 	}
 	above := make([]int, 0, k)
 	below := make([]int, 0, k)
+	recent := make([]int, 0, k)
 	for j := 0; j < n; j++ {
 		uj := &units[j]
 		g.add(src, 2+n+j, uj.size)
-		above, below = above[:0], below[:0]
+		above, below, recent = above[:0], below[:0], recent[:0]
 		half := max(1, k/2)
-		for _, i := range byEnd {
-			ui := &units[i]
-			if ui.end > uj.start {
-				break
+		// Compatible predecessors end at or before j starts: a prefix of
+		// byEnd. Scan it latest first, so that ties keep the nearest ones.
+		end, _ := slices.BinarySearchFunc(byEnd, uj.start+1, func(i int, t int64) int { return cmpInt64(units[i].end, t) })
+		for x := end - 1; x >= 0; x-- {
+			i := byEnd[x]
+			if len(recent) < half {
+				recent = append(recent, i)
 			}
-			if ui.size >= uj.size {
+			if units[i].size >= uj.size {
 				above = keepBest(above, i, half, func(a, b int) bool { return units[a].size < units[b].size })
 			} else {
 				below = keepBest(below, i, half, func(a, b int) bool { return units[a].size > units[b].size })
 			}
 		}
-		for _, i := range above {
-			g.add(2+i, 2+n+j, 0)
-		}
-		for _, i := range below {
-			g.add(2+i, 2+n+j, uj.size-units[i].size)
+		seen := map[int]bool{}
+		for _, list := range [][]int{above, below, recent} {
+			for _, i := range list {
+				if !seen[i] {
+					seen[i] = true
+					g.add(2+i, 2+n+j, max(0, uj.size-units[i].size))
+				}
+			}
 		}
 		g.add(2+n+j, snk, 0)
 	}

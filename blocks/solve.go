@@ -22,7 +22,9 @@ type Options struct {
 	Method string
 	// MaxBlocks caps the block count; 0 = no cap.
 	MaxBlocks int
-	// TimeLimit bounds the exact engine; 0 means DefaultTimeLimit.
+	// TimeLimit bounds the exact engine, and each heuristic separately (a
+	// heuristic that runs out of time is skipped: min_cost_flow is
+	// quadratic); 0 means DefaultTimeLimit.
 	TimeLimit time.Duration
 	// Exact carries the exact engine's pruning switches (its MaxBlocks and
 	// TimeLimit are taken from these Options).
@@ -90,12 +92,18 @@ func Solve(ctx context.Context, p *model.Problem, o Options) (*Result, error) {
 	if method != "auto" && method != "exact" {
 		names = []string{method}
 	}
+	limit := o.TimeLimit
+	if limit == 0 {
+		limit = DefaultTimeLimit
+	}
 	var best *BlockPlan
 	for _, name := range names {
 		pl, _ := NewPlanner(name, o.MaxBlocks)
 		a := Attempt{Method: name, Status: Feasible}
 		ts := time.Now()
-		bp, err := pl.Plan(ctx, p)
+		hctx, cancel := context.WithTimeout(ctx, limit)
+		bp, err := pl.Plan(hctx, p)
+		cancel()
 		a.Elapsed = time.Since(ts)
 		if err != nil {
 			a.Err, a.Status = err, Unknown
@@ -114,10 +122,7 @@ func Solve(ctx context.Context, p *model.Problem, o Options) (*Result, error) {
 	if method == "auto" || method == "exact" {
 		ex := o.Exact
 		ex.MaxBlocks = o.MaxBlocks
-		ex.TimeLimit = o.TimeLimit
-		if ex.TimeLimit == 0 {
-			ex.TimeLimit = DefaultTimeLimit
-		}
+		ex.TimeLimit = limit
 		ts := time.Now()
 		er, err := ex.Solve(ctx, p, best)
 		a := Attempt{Method: "exact", Elapsed: time.Since(ts)}
