@@ -46,7 +46,9 @@ func BenchmarkPerfectPacking(b *testing.B) {
 					solved := 0.0
 					for b.Loop() {
 						ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-						pl, s, stats, err := Decide(ctx, p, c.height, v.opt)
+						o := v.opt
+						o.NoFirstFit = true // measure SAT, not the shortcut
+						pl, s, stats, err := Decide(ctx, p, c.height, o)
 						cancel()
 						require.NoError(b, err)
 						if s == Feasible {

@@ -33,6 +33,9 @@ func ProveLowerBound(ctx context.Context, p *model.Problem, opt Options) (int64,
 	st := Stats{Scale: in.g}
 	lb := p.ComputeSweep().MaxLive
 	how := "max-live"
+	if f := floorHeight(in.items) * in.g; f > lb && in.exact {
+		lb, how = f, fmt.Sprintf("a pinned or aligned buffer ends at %d", f)
+	}
 	if !in.exact {
 		how = "max-live (SAT bounds need an exact item model: " + in.why + ")"
 		st.Reason = how
@@ -101,9 +104,12 @@ func (pr *prover) refute(items []item, g int64, what string) (out int) {
 	var e *encoder
 	for pr.ctx.Err() == nil {
 		h := pr.lb / g // the largest height of at most lb bytes
-		if maxLive(items, seq(len(items))) > h {
-			// Cannot happen for a relaxation below the bound, but is a proof.
-			pr.raise((h+1)*g, fmt.Sprintf("%s: max-live above %d", what, h*g))
+		if m := maxLive(items, seq(len(items))); m > h {
+			pr.raise(m*g, fmt.Sprintf("%s: max-live %d", what, m*g))
+			continue
+		}
+		if f := floorHeight(items); f > h {
+			pr.raise(f*g, fmt.Sprintf("%s: a pinned or aligned buffer ends at %d", what, f*g))
 			continue
 		}
 		if e == nil || h > e.hmax {
@@ -113,10 +119,8 @@ func (pr *prover) refute(items []item, g int64, what string) (out int) {
 			if refused != "" {
 				return refusedBudget
 			}
-			if inf {
-				pr.raise((h+1)*g, fmt.Sprintf("%s: a buffer has no offset below %d", what, h*g))
-				e = nil
-				continue
+			if inf { // cannot happen above floorHeight; stop rather than crawl
+				return fits
 			}
 			pr.st.add(Stats{Vars: e.vars, Clauses: e.clauses, Encodings: 1})
 		}

@@ -31,7 +31,7 @@ func TestProveLowerBoundEqualsBrute(t *testing.T) {
 				require.Equal(t, opt, lb, "instance %d: %s (%+v) %+v", k, how, st, p.Buffers)
 				if lb > p.ComputeSweep().MaxLive {
 					above++
-					assert.Contains(t, how, "unsat at")
+					assert.NotEqual(t, "max-live", how)
 				}
 			}
 			t.Logf("%s: %d instances with a bound above max-live", shape.name, above)

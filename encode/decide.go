@@ -43,7 +43,8 @@ func (s *sub) full(off []int64) []int64 {
 }
 
 // Decide answers whether the problem fits in capacity bytes of pool 0
-// (capacity ≤ 0 means the capacity of pool 0). Feasible comes with a plan
+// (capacity ≤ 0 means the capacity of pool 0). Max-live, pins and a
+// first-fit packing are checked before any encoding is built. Feasible comes with a plan
 // (every buffer in pool 0 at its minimum size); Infeasible is a proof,
 // given only when the item model is exact (no gaps, no alias outliving its
 // root); Unknown comes with Stats.Reason (budget, time, conservative model).
@@ -72,8 +73,16 @@ func Decide(ctx context.Context, p *model.Problem, capacity int64, opt Options) 
 	if m := maxLive(s.items, seq(len(s.items))); m > h {
 		return infeasible(fmt.Sprintf("max-live %d exceeds the capacity", m*in.g))
 	}
+	if f := floorHeight(s.items); f > h {
+		return infeasible(fmt.Sprintf("a pinned or aligned buffer ends at %d, above the capacity", f*in.g))
+	}
 	if len(s.items) == 0 {
 		return in.toPlan(s.full(nil)), Feasible, st, nil
+	}
+	// A first-fit packing that already fits answers at once.
+	if off := s.firstFit(); !opt.NoFirstFit && peakOf(s.items, off) <= h && checkItems(s.items, off, h) == nil {
+		st.Reason = "first fit"
+		return in.toPlan(s.full(off)), Feasible, st, nil
 	}
 	e, inf, refused := newEncoder(s.items, h, opt)
 	if inf {
@@ -130,6 +139,11 @@ func (s *sub) gravity(pl *model.Plan) []int64 {
 	var placed []int
 	for _, k := range order {
 		it := &s.items[k]
+		if it.pin >= 0 {
+			off[k] = it.pin
+			placed = append(placed, k)
+			continue
+		}
 		var top int64
 		for _, j := range placed {
 			if it.conflicts(&s.items[j]) {

@@ -91,7 +91,7 @@ func TestDecideCrossCheck(t *testing.T) {
 				if opt <= 0 {
 					continue
 				}
-				pl, s, st, err := Decide(ctx, p, opt, Options{})
+				pl, s, st, err := Decide(ctx, p, opt, Options{NoFirstFit: k%2 == 0})
 				require.NoError(t, err)
 				require.Equal(t, Feasible, s, "instance %d at its optimum %d: %s %+v", k, opt, st.Reason, p.Buffers)
 				requireValid(t, p, pl)
@@ -123,7 +123,7 @@ func TestPerfectPackings(t *testing.T) {
 				requireValid(t, p, pl)
 				assert.Equal(t, c.height, pl.Peak(p), "stats %+v", st)
 				assert.Equal(t, c.height, lb)
-				pl, s, _, err := Decide(ctx, p, c.height, Options{})
+				pl, s, _, err := Decide(ctx, p, c.height, Options{NoFirstFit: true})
 				require.NoError(t, err)
 				require.Equal(t, Feasible, s)
 				requireValid(t, p, pl)
@@ -179,7 +179,7 @@ func TestAliasCongruence(t *testing.T) {
 // TestRefusal: an encoding over budget is refused, never built.
 func TestRefusal(t *testing.T) {
 	p, _ := brute.PerfectPacking(rand.New(rand.NewPCG(3, 3)), 20, 64, 30)
-	pl, s, st, err := Decide(context.Background(), p, 64, Options{MaxClauses: 100})
+	pl, s, st, err := Decide(context.Background(), p, 64, Options{MaxClauses: 100, NoFirstFit: true})
 	require.NoError(t, err)
 	assert.Equal(t, Unknown, s)
 	assert.Nil(t, pl)
@@ -250,9 +250,41 @@ func TestHugeAxisRefusedFast(t *testing.T) {
 		p.Buffers = append(p.Buffers, model.Buffer{ID: fmt.Sprint(i), Start: int64(i), End: int64(i + 3), Size: 1_000_000_007 + int64(i)})
 	}
 	start := time.Now()
-	_, s, st, err := Decide(context.Background(), p, 1<<40, Options{})
+	_, s, st, err := Decide(context.Background(), p, 1<<40, Options{NoFirstFit: true})
 	require.NoError(t, err)
 	assert.Equal(t, Unknown, s)
 	assert.Contains(t, st.Reason, "budget")
+	assert.Less(t, time.Since(start), 2*time.Second)
+}
+
+// TestPinNearMaxInt: a pin near 2^63 is neither enumerated nor crawled to.
+func TestPinNearMaxInt(t *testing.T) {
+	pin := int64(9223372036854775700)
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "a", Start: 0, End: 2, Size: 100, Pin: &pin},
+		{ID: "b", Start: 1, End: 3, Size: 5},
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	pl, lb, _, err := Minimise(ctx, p, nil, 0, Options{}, nil)
+	require.NoError(t, err)
+	requireValid(t, p, pl)
+	assert.Equal(t, pin+100, pl.Peak(p))
+	assert.Equal(t, pin+100, lb)
+	lb, how, _, err := ProveLowerBound(ctx, p, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, pin+100, lb, how)
+	pl, s, _, err := Decide(ctx, p, pin+100, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, Feasible, s, "by first fit")
+	requireValid(t, p, pl)
+	_, s, st, err := Decide(ctx, p, pin+100, Options{NoFirstFit: true})
+	require.NoError(t, err)
+	assert.Equal(t, Unknown, s)
+	assert.Contains(t, st.Reason, "budget")
+	_, s, _, err = Decide(ctx, p, pin+99, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, Infeasible, s)
 	assert.Less(t, time.Since(start), 2*time.Second)
 }

@@ -201,6 +201,25 @@ func (it *item) lowest(v, limit int64) int64 {
 	return -1
 }
 
+// floorHeight is the smallest height at which every item has an
+// admissible offset: its pin or lowest admissible offset plus its size.
+// It is a lower bound (units), like max-live.
+func floorHeight(items []item) int64 {
+	var f int64
+	for i := range items {
+		it := &items[i]
+		if it.size == 0 {
+			continue
+		}
+		if it.pin >= 0 {
+			f = max(f, it.pin+it.size)
+		} else {
+			f = max(f, it.lowest(0, lcmAll(it))+it.size)
+		}
+	}
+	return f
+}
+
 func (a *item) conflicts(b *item) bool {
 	return a.size > 0 && b.size > 0 && a.start < b.end && b.start < a.end
 }

@@ -45,7 +45,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 		}
 	}
 	// Stop descending at the item model's own bound (units, rounded up).
-	stop := max((lb+g-1)/g, maxLive(s.items, seq(len(s.items))))
+	stop := max((lb+g-1)/g, maxLive(s.items, seq(len(s.items))), floorHeight(s.items))
 	if !in.exact {
 		st.Reason = "conservative item model (" + in.why + "): refutations prove nothing"
 	}

@@ -33,6 +33,9 @@ type Options struct {
 	WindowBuffers int
 	// WindowTime bounds each solver call of ProveLowerBound (0 = 5s).
 	WindowTime time.Duration
+	// NoFirstFit makes Decide skip its first-fit packing (which answers
+	// Feasible without SAT when it fits).
+	NoFirstFit bool
 	// NoProbe makes Minimise descend from the incumbent only, without first
 	// trying the lower bound itself.
 	NoProbe bool
