@@ -257,7 +257,7 @@ func TestDeterministic(t *testing.T) {
 	p := genProblem(r, genOpts{n: 60, horizon: 50, maxSize: 1000, aliases: 0.2})
 	var first *blocks.BlockPlan
 	for k := 0; k < 3; k++ {
-		res, err := blocks.Solve(context.Background(), p, blocks.Options{Exact: blocks.Exact{NodeLimit: 20000, LNSRounds: 50}, TimeLimit: time.Minute})
+		res, err := blocks.Solve(context.Background(), p, blocks.Options{Exact: blocks.Exact{NodeLimit: 10000, LNSRounds: 50}, TimeLimit: time.Minute})
 		require.NoError(t, err)
 		if first == nil {
 			first = res.Plan
@@ -287,4 +287,36 @@ func TestExactTimeLimitGivesGap(t *testing.T) {
 	if err != nil {
 		assert.True(t, strings.Contains(err.Error(), "canceled"))
 	}
+}
+
+func TestLNSImprovesAndStaysValid(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	improved := 0
+	for iter := 0; iter < 4; iter++ {
+		p := genProblem(r, genOpts{n: 120, horizon: 80, maxSize: 1 << 16, aliases: 0.1})
+		plain := &blocks.Exact{NodeLimit: 1000, NoLNS: true}
+		withLNS := &blocks.Exact{NodeLimit: 1000, LNSRounds: 100}
+		a, err := plain.Solve(context.Background(), p, nil)
+		require.NoError(t, err)
+		b, err := withLNS.Solve(context.Background(), p, nil)
+		require.NoError(t, err)
+		require.NotNil(t, b.Plan)
+		assert.Empty(t, verify.BlockCheck(p, b.Plan.Sizes(), b.Plan.Assign))
+		assert.LessOrEqual(t, b.TotalBytes, a.TotalBytes)
+		assert.Equal(t, b.TotalBytes, b.Plan.TotalBytes())
+		if b.TotalBytes < a.TotalBytes {
+			improved++
+		}
+		// With a cap, LNS keeps within it.
+		bd, err := blocks.ComputeBounds(p)
+		require.NoError(t, err)
+		capped := &blocks.Exact{NodeLimit: 1000, LNSRounds: 100, MaxBlocks: bd.MinBlocks}
+		c, err := capped.Solve(context.Background(), p, nil)
+		require.NoError(t, err)
+		require.NotNil(t, c.Plan)
+		assert.LessOrEqual(t, len(c.Plan.Blocks), bd.MinBlocks)
+		assert.Empty(t, verify.BlockCheck(p, c.Plan.Sizes(), c.Plan.Assign))
+	}
+	t.Logf("LNS improved %d of 4 instances", improved)
+	assert.Positive(t, improved, "LNS should improve some 120-unit instances")
 }
