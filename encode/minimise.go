@@ -10,7 +10,9 @@ import (
 // Minimise lowers the peak of pool 0 from the incumbent (nil: a first-fit
 // packing) downwards. One encoding is built at the incumbent's peak − 1
 // unit; every smaller height is asked through an assumption, so learned
-// clauses carry over. Each better plan is passed to onImprove (may be nil).
+// clauses carry over. Every plan better than the incumbent — including the
+// first-fit packing when incumbent is nil — is passed to onImprove (may be
+// nil), in order of decreasing peak.
 // It returns the best plan and the best lower bound proven: the largest of
 // lowerBound, max-live and, when a height was refuted on an exact item
 // model, that height + 1 unit (then equal to the peak: the plan is
@@ -40,7 +42,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 	peak := peakOf(s.items, off)
 	if best == nil || peak*g < best.Peak(p) {
 		best = in.toPlan(s.full(off))
-		if incumbent != nil && onImprove != nil {
+		if onImprove != nil {
 			onImprove(best)
 		}
 	}
