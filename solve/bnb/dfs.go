@@ -1,6 +1,6 @@
 package bnb
 
-const checkEvery = 1 << 11
+const checkEvery = 1 << 8
 
 // tick counts a node and checks the limits; it reports whether to stop.
 func (s *searcher) tick() bool {
@@ -208,12 +208,14 @@ func (s *searcher) branch(depth int) bool {
 	const inf = int64(1) << 62
 	min1, min2 := inf, inf
 	min1It := int32(-1)
+	gmin := inf // smallest unplaced size
 	// Pass 1: dominance bounds and dead states.
 	for r := s.next[n]; r != n; r = s.next[r] {
 		i := s.byRank[r]
 		if s.hidden[i] {
 			continue
 		}
+		gmin = min(gmin, c.size[i])
 		if p := c.pin[i]; p >= 0 {
 			if p < s.lastOff || (p == s.lastOff && r < s.lastRank) {
 				// A pinned item can no longer come in canonical order.
@@ -222,13 +224,7 @@ func (s *searcher) branch(depth int) bool {
 			}
 			continue
 		}
-		e := max(s.minOff[i], s.lastOff) + c.size[i]
-		if e > s.capacity {
-			// Every item left goes at or above the last placement.
-			s.st.prunes[pruneFloor]++
-			return false
-		}
-		if e = s.minOff[i] + c.size[i]; e < min2 {
+		if e := s.minOff[i] + c.size[i]; e < min2 {
 			if e < min1 {
 				min1, min2, min1It = e, min1, i
 			} else {
@@ -242,7 +238,7 @@ func (s *searcher) branch(depth int) bool {
 		s.st.prunes[pruneDominance]++
 		return false
 	}
-	if s.fl.sections && !s.sectionFloors() {
+	if s.fl.sections && !s.sectionFloors(gmin) {
 		s.st.prunes[pruneFloor]++
 		return false
 	}
@@ -300,31 +296,56 @@ func (s *searcher) branch(depth int) bool {
 }
 
 // sectionFloors checks every section with unplaced items: they stack
-// disjointly, each at or above its minimum offset and (canonical order) at
-// or above the last placement, so the lowest of those plus their total
-// must fit under the capacity.
-func (s *searcher) sectionFloors() bool {
+// disjointly, each at or above its lowest possible offset e (its pin, its
+// minimum offset, or, when canonical order forbids that, the last
+// placement's offset plus the smallest unplaced size: a later placement
+// must raise it). With e1 ≤ e2 the two lowest in a section and s1 the size
+// of the item at e1, both e1 + total and e2 + total − s1 must fit under the
+// capacity; so must every item's e + size.
+func (s *searcher) sectionFloors(gmin int64) bool {
 	c := s.c
 	n := int32(c.n)
 	const inf = int64(1) << 62
 	for sec := range s.secMin {
-		s.secMin[sec] = inf
+		s.secMin[sec], s.secMin2[sec] = inf, inf
 	}
 	for r := s.next[n]; r != n; r = s.next[r] {
 		i := s.byRank[r]
 		if s.hidden[i] {
 			continue
 		}
-		e := max(s.minOff[i], s.lastOff)
-		if p := c.pin[i]; p >= 0 {
-			e = p
+		e := c.pin[i]
+		if e < 0 {
+			e = s.minOff[i]
+			if e < s.lastOff || (e == s.lastOff && r < s.lastRank) {
+				e = alignUp(s.lastOff+gmin, c.align[i])
+			}
+			if e+c.size[i] > s.capacity {
+				return false
+			}
 		}
+		sz := c.size[i]
 		for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
-			s.secMin[sec] = min(s.secMin[sec], e)
+			if e < s.secMin2[sec] {
+				if e < s.secMin[sec] {
+					s.secMin2[sec] = s.secMin[sec]
+					s.secMin[sec], s.secSize[sec] = e, sz
+				} else {
+					s.secMin2[sec] = e
+				}
+			}
 		}
 	}
 	for sec, m := range s.secMin {
-		if m < inf && m+s.unpl[sec] > s.capacity {
+		if m == inf {
+			continue
+		}
+		u := s.unpl[sec]
+		if m+u > s.capacity {
+			return false
+		}
+		if m2 := s.secMin2[sec]; m2 < inf && m2+u-s.secSize[sec] > s.capacity {
+			s.st.prunes[pruneFloor2]++
 			return false
 		}
 	}

@@ -80,15 +80,16 @@ const (
 	pruneCapacity         // a placement leaves an item above capacity or past its pin
 	pruneFloor            // the last placement's offset + a section's unplaced total above capacity
 	pruneSplit            // a group of an independent split failed
+	pruneFloor2           // second-lowest section floor bound
 	numPrune
 )
 
-var pruneNames = [numPrune]string{"section", "dominance", "canonical", "memo", "capacity", "floor", "split"}
+var pruneNames = [numPrune]string{"section", "dominance", "canonical", "memo", "capacity", "floor", "split", "floor2"}
 
 // counters are the hot-loop statistics of one worker.
 type counters struct {
 	Nodes, Backtracks, Forced, Splits int64
-	prunes                    [numPrune]int64
+	prunes                            [numPrune]int64
 }
 
 func (c *counters) add(o *counters) {
@@ -109,14 +110,14 @@ type Stats struct {
 	Splits     int64            `json:"splits"` // nodes where the unplaced items split into independent groups
 	Prunes     map[string]int64 `json:"prunes"`
 	Components int              `json:"components"`
-	Rounds     int              `json:"rounds"`            // portfolio rounds (node limit doublings) of the last decision
-	Winner     string           `json:"winner,omitempty"`  // static order that gave the last answer
-	Decisions  int              `json:"decisions"`         // capacities decided (Minimise)
-	Scale      int64            `json:"scale"`             // GCD the problem was divided by
-	Elapsed    time.Duration    `json:"elapsed_ns"`        // wall time of the call
-	Steps      []Step           `json:"steps,omitempty"`   // Minimise: one entry per capacity tried
-	Exact      bool             `json:"exact"`             // false when gaps or alias lifetimes made the model conservative
-	Note       string           `json:"note,omitempty"`    // why a proof was not claimed
+	Rounds     int              `json:"rounds"`           // portfolio rounds (node limit doublings) of the last decision
+	Winner     string           `json:"winner,omitempty"` // static order that gave the last answer
+	Decisions  int              `json:"decisions"`        // capacities decided (Minimise)
+	Scale      int64            `json:"scale"`            // GCD the problem was divided by
+	Elapsed    time.Duration    `json:"elapsed_ns"`       // wall time of the call
+	Steps      []Step           `json:"steps,omitempty"`  // Minimise: one entry per capacity tried
+	Exact      bool             `json:"exact"`            // false when gaps or alias lifetimes made the model conservative
+	Note       string           `json:"note,omitempty"`   // why a proof was not claimed
 }
 
 // Step is one decision made by Minimise.

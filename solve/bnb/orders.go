@@ -7,7 +7,10 @@ import (
 
 // Static orders give the canonical tie-break and the order in which equal
 // candidates are tried. The portfolio runs several of them.
-var orderNames = []string{"length", "size", "area", "section", "start", "random"}
+// The letters of the first three name their keys, all descending, in
+// priority order (MiniMalloc's preorderings): T the largest section total
+// the item spans, W its lifetime, A its area.
+var orderNames = []string{"twa", "taw", "wat", "size", "area", "random"}
 
 // staticOrder returns the items of c in the order named by kind; "random"
 // shuffles with the given seed, the others break ties by item index.
@@ -26,6 +29,12 @@ func staticOrder(c *comp, kind string, seed uint64) []int32 {
 	}
 	keys := func(i int32) [3]int64 {
 		switch kind {
+		case "twa":
+			return [3]int64{-secMax[i], -length(i), -c.size[i] * length(i)}
+		case "taw":
+			return [3]int64{-secMax[i], -c.size[i] * length(i), -length(i)}
+		case "wat":
+			return [3]int64{-length(i), -c.size[i] * length(i), -secMax[i]}
 		case "size":
 			return [3]int64{-c.size[i], -length(i), int64(c.start[i])}
 		case "area":

@@ -28,6 +28,8 @@ type searcher struct {
 	floor    []int64 // per section: top of the placed items
 	unpl     []int64 // per section: total size of the unplaced items
 	secMin   []int64 // scratch: per section, lowest offset an unplaced item can take
+	secMin2  []int64 // scratch: the second lowest
+	secSize  []int64 // scratch: size of the item at secMin
 
 	// Unplaced items in rank order, as a doubly linked list over ranks
 	// (index n is the sentinel): removal and restore are O(1).
@@ -87,6 +89,7 @@ func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 	s := &searcher{c: c, fl: fl, rank: make([]int32, n), byRank: order,
 		minOff: make([]int64, n), off: make([]int64, n), placed: make([]bool, n), deg: make([]int32, n),
 		floor: make([]int64, c.nsec), unpl: make([]int64, c.nsec), secMin: make([]int64, c.nsec),
+		secMin2: make([]int64, c.nsec), secSize: make([]int64, c.nsec),
 		next: make([]int32, n+1), prev: make([]int32, n+1), cands: make([][]cand, n+1),
 		hidden: make([]bool, n), byStart: make([]int32, n),
 		trail: make([]undo, 0, 4*n), stack: make([]int32, 0, n), marks: make([]int, 0, n), st: st}
@@ -235,4 +238,3 @@ func (s *searcher) unplaceLast() {
 	s.active++
 	s.hash ^= zobrist(i, s.minOff[i])
 }
-

@@ -1,0 +1,142 @@
+package bnb
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/optalloc/optalloc/internal/brute"
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/verify"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func pin(v int64) *int64 { return &v }
+
+func TestDecideHandChecked(t *testing.T) {
+	tests := []struct {
+		name     string
+		bufs     []model.Buffer
+		capacity int64
+		want     Status
+	}{
+		{"fits", []model.Buffer{{ID: "a", Start: 0, End: 2, Size: 5}, {ID: "b", Start: 1, End: 3, Size: 7}}, 12, Feasible},
+		{"too small", []model.Buffer{{ID: "a", Start: 0, End: 2, Size: 5}, {ID: "b", Start: 1, End: 3, Size: 7}}, 11, Infeasible},
+		{"time-disjoint", []model.Buffer{{ID: "a", Start: 0, End: 1, Size: 5}, {ID: "b", Start: 1, End: 3, Size: 7}}, 7, Feasible},
+		{"alignment forces a hole", []model.Buffer{
+			{ID: "a", Start: 0, End: 2, Size: 3, Pin: pin(0)},
+			{ID: "b", Start: 1, End: 3, Size: 2, Align: 4}}, 5, Infeasible},
+		{"pins clash", []model.Buffer{
+			{ID: "a", Start: 0, End: 2, Size: 3, Pin: pin(0)},
+			{ID: "b", Start: 1, End: 3, Size: 2, Pin: pin(2)}}, 100, Infeasible},
+		{"pin above capacity", []model.Buffer{{ID: "a", Start: 0, End: 2, Size: 3, Pin: pin(8)}}, 10, Infeasible},
+		{"zero sizes", []model.Buffer{{ID: "a", Start: 0, End: 2, Size: 0}, {ID: "b", Start: 0, End: 2, Size: 0, Pin: pin(3)}}, 1, Feasible},
+		{"alias group", []model.Buffer{
+			{ID: "a", Start: 0, End: 4, Size: 8},
+			{ID: "v", Start: 2, End: 3, Size: 4, Alias: &model.Alias{Parent: "a", Delta: 4}},
+			{ID: "b", Start: 1, End: 3, Size: 4}}, 12, Feasible},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &model.Problem{Buffers: tc.bufs}
+			pl, status, st, err := Decide(context.Background(), p, tc.capacity, Options{Threads: 1})
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, status)
+			if status == Feasible {
+				require.Empty(t, verify.Check(p, pl))
+				assert.LessOrEqual(t, pl.Peak(p), tc.capacity)
+			} else {
+				assert.Nil(t, pl)
+			}
+			_, err = json.Marshal(st)
+			require.NoError(t, err)
+		})
+	}
+}
+
+func TestGapsAreNeverProofs(t *testing.T) {
+	// b is absent during [1,2): the true optimum is 5 (a and c can share
+	// bytes with b's gap), but the engine treats b as a whole rectangle.
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "a", Start: 0, End: 1, Size: 5},
+		{ID: "b", Start: 0, End: 3, Size: 5, Gaps: []model.Gap{{Start: 1, End: 2}}},
+		{ID: "c", Start: 1, End: 2, Size: 5},
+	}}
+	_, status, st, err := Decide(context.Background(), p, 9, Options{Threads: 1})
+	require.NoError(t, err)
+	assert.Equal(t, Unknown, status, "a failed search on the conservative model is not a proof")
+	assert.False(t, st.Exact)
+	pl, lb, _, err := Minimise(context.Background(), p, nil, 0, Options{Threads: 1}, nil)
+	require.NoError(t, err)
+	require.Empty(t, verify.Check(p, pl))
+	assert.LessOrEqual(t, lb, int64(10))
+}
+
+func TestBadInput(t *testing.T) {
+	p := &model.Problem{Buffers: []model.Buffer{{ID: "a", Start: 2, End: 1, Size: 5}}}
+	_, _, _, err := Decide(context.Background(), p, 10, Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"a"`)
+	_, _, _, err = Minimise(context.Background(), nil, nil, 0, Options{}, nil)
+	require.Error(t, err)
+	q := &model.Problem{Buffers: []model.Buffer{{ID: "a", Start: 0, End: 1, Size: 5}}}
+	_, _, _, err = Decide(context.Background(), q, 0, Options{})
+	require.Error(t, err, "no capacity given")
+	q.Pools = []model.Pool{{Name: "fast", Capacity: 4}, {Name: "slow"}}
+	_, _, _, err = Decide(context.Background(), q, 10, Options{})
+	require.Error(t, err, "several pools")
+}
+
+func TestDeterministicWithOneThread(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	p, _ := brute.PerfectPacking(rng, 60, 100, 50)
+	run := func() []model.Placement {
+		pl, _, _, err := Minimise(context.Background(), p, nil, 0, Options{Threads: 1, Seed: 3}, nil)
+		require.NoError(t, err)
+		return pl.Placements
+	}
+	assert.Equal(t, run(), run())
+}
+
+func TestMinimiseFromIncumbent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	p, _ := brute.PerfectPacking(rng, 50, 80, 40)
+	// A poor incumbent: everything stacked.
+	inc := model.NewPlan(p)
+	var top int64
+	for i := range p.Buffers {
+		inc.Placements[i].Offset = top
+		top += p.Buffers[i].Size
+	}
+	var improved []int64
+	best, lb, st, err := Minimise(context.Background(), p, inc, 0, Options{Threads: 2}, func(pl *model.Plan) {
+		require.Empty(t, verify.Check(p, pl))
+		improved = append(improved, pl.Peak(p))
+	})
+	require.NoError(t, err)
+	assert.Equal(t, int64(80), best.Peak(p))
+	assert.Equal(t, int64(80), lb)
+	require.NotEmpty(t, improved)
+	assert.IsNonIncreasing(t, improved)
+	assert.Equal(t, int64(80), improved[len(improved)-1])
+	assert.NotEmpty(t, st.Steps)
+}
+
+func TestContextCancellation(t *testing.T) {
+	p := loadMini(t, "J")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	// Below max-live + contiguity: certainly not solved in 300 ms.
+	_, status, _, err := Decide(ctx, p, 1000*1024, Options{})
+	d := time.Since(t0)
+	require.NoError(t, err)
+	assert.Equal(t, Unknown, status)
+	// 10% of the limit on an idle machine; the bound here leaves slack for a
+	// shared, heavily loaded one (load average 16-20 on 2 cores while this
+	// was written).
+	assert.Less(t, d, 2*time.Second)
+}
