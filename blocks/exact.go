@@ -256,7 +256,7 @@ func (s *search) nodeBound(d int) (int64, bool) {
 	n := len(s.order)
 	// Units that fit in no free gap of any existing block must go to new
 	// blocks: their own clique count is a second bound per level.
-	useForced := !s.e.NoForcedBound && k > 0
+	useForced := !s.e.NoForcedBound && k > 0 && (n-d)*k <= forcedWork
 	if useForced {
 		s.isForced = s.isForced[:0]
 		for j := d; j < n; j++ {
@@ -312,6 +312,11 @@ func (s *search) nodeBound(d int) (int64, bool) {
 	}
 	return lb, ok
 }
+
+// forcedWork caps (units left × blocks) for the forced-new bound at a node:
+// beyond it the bound costs more time than it saves (measured on the
+// mindspore traces), and the node uses the level bound alone.
+const forcedWork = 1 << 16
 
 const (
 	minTime = -1 << 62
