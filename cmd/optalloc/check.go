@@ -7,12 +7,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
 )
@@ -37,9 +39,11 @@ creates a baseline without checking). The baseline is JSON:
                            "buffers": N, "lower_bound": N}}}
 Instances are keyed by the INPUT path as given (use the same paths in CI).
 
---method defaults to the baseline's method, else "heuristic": the heuristic
-portfolio is deterministic and does not depend on the machine's speed, so the
-gate does not flake on a slower CI machine.
+--method defaults to the baseline's method, else greedy-size: one
+deterministic planner that finishes in milliseconds, so the same input gives
+the same peak on any machine and the gate never flakes. "heuristic" and
+"auto" find smaller peaks but contain searches cut by --time-limit, whose
+result depends on the machine's speed: gate them with a --tolerance.
 
 --json prints, instead of the text report, an object with these stable fields:
   optalloc_version, baseline, baseline_version, method, tolerance_percent,
@@ -51,7 +55,7 @@ gate does not flake on a slower CI machine.
 			fs.String("baseline", "", "baseline JSON to compare with")
 			fs.Float64("tolerance", 0, "allowed peak increase in percent")
 			fs.String("write-baseline", "", "write this run's results as a baseline JSON file")
-			fs.String("method", "", "method to plan with (default: the baseline's, else heuristic)")
+			fs.String("method", "", "method to plan with (default: the baseline's, else greedy-size)")
 			fs.Duration("time-limit", 10*time.Second, "time limit of each solve")
 			fs.Int("threads", 0, "inputs solved at the same time (0 = all cores)")
 			fs.Int64("seed", 1, "seed passed to every solve")
@@ -167,7 +171,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if method == "" {
-		method = "heuristic"
+		method = defaultCheckMethod()
 		if base != nil && base.Method != "" {
 			method = base.Method
 		}
@@ -327,4 +331,14 @@ func writeCheckText(w io.Writer, r *checkJSON, compared bool) {
 		verdict = "no baseline to compare with"
 	}
 	fmt.Fprintf(w, "check %s: %d instances (%s), method %s, tolerance %g%%\n", verdict, len(r.Instances), strings.Join(parts, ", "), r.Method, r.Tolerance)
+}
+
+// defaultCheckMethod is greedy-size (deterministic, fast), or the first
+// registered planner if it is ever renamed.
+func defaultCheckMethod() string {
+	names := heuristics.Names()
+	if slices.Contains(names, "greedy-size") || len(names) == 0 {
+		return "greedy-size"
+	}
+	return names[0]
 }

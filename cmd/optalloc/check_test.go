@@ -40,7 +40,7 @@ func TestCheckGateOnShared(t *testing.T) {
 	b := readBaselineT(t, base)
 	require.Len(t, b.Instances, 3)
 	assert.Equal(t, Version, b.Version)
-	assert.Equal(t, "heuristic", b.Method)
+	assert.Equal(t, defaultCheckMethod(), b.Method)
 	for _, in := range inputs {
 		e, ok := b.Instances[baselineKey(in)]
 		require.True(t, ok, in)

@@ -48,11 +48,16 @@ func TestCompareMarkdownThreeShared(t *testing.T) {
 func TestCompareCSVAndJSONAgree(t *testing.T) {
 	dir := t.TempDir()
 	inputs := []string{writeRandomCSV(t, dir, 1, 30), writeRandomCSV(t, dir, 2, 40)}
-	names := heuristics.Names()
-	require.NotEmpty(t, names)
-	methods := names
-	if len(methods) > 3 {
-		methods = methods[:3]
+	// Greedy planners are deterministic and fast: the CSV and JSON runs
+	// must agree peak for peak.
+	var methods []string
+	for _, n := range heuristics.Names() {
+		if strings.HasPrefix(n, "greedy-") && len(methods) < 3 {
+			methods = append(methods, n)
+		}
+	}
+	if len(methods) == 0 {
+		methods = heuristics.Names()[:1]
 	}
 	args := []string{"compare", "--methods", strings.Join(methods, ","), "--time-limit", "2s"}
 

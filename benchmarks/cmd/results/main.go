@@ -94,7 +94,14 @@ func run(ctx context.Context, shared, out, readme string, limit time.Duration, m
 			}
 		}
 	}
-	cmd := "go run ./benchmarks/cmd/results " + strings.Join(args, " ")
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = a
+		if strings.ContainsAny(a, " \t'\"$") {
+			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	cmd := "go run ./benchmarks/cmd/results " + strings.Join(quoted, " ")
 	meta := benchmarks.Meta{Command: strings.TrimSpace(cmd), Date: start, Machine: machine(), GoVersion: runtime.Version(),
 		Revision: revision(), TimeLimit: limit, Workers: threads, Note: note}
 	var md bytes.Buffer
