@@ -27,6 +27,10 @@ import (
 // tried.
 func ProveLowerBound(ctx context.Context, p *model.Problem, opt Options) (int64, string, Stats, error) {
 	in, err := newInstance(p, opt.RoundUp)
+	if u, ok := err.(unsupported); ok {
+		how := "max-live (" + string(u) + ")"
+		return p.ComputeSweep().MaxLive, how, Stats{Reason: how}, nil
+	}
 	if err != nil {
 		return 0, "", Stats{}, err
 	}

@@ -50,6 +50,9 @@ func (s *sub) full(off []int64) []int64 {
 // root); Unknown comes with Stats.Reason (budget, time, conservative model).
 func Decide(ctx context.Context, p *model.Problem, capacity int64, opt Options) (*model.Plan, Status, Stats, error) {
 	in, err := newInstance(p, opt.RoundUp)
+	if u, ok := err.(unsupported); ok {
+		return nil, Unknown, Stats{Reason: string(u)}, nil
+	}
 	if err != nil {
 		return nil, Unknown, Stats{}, err
 	}

@@ -288,3 +288,47 @@ func TestPinNearMaxInt(t *testing.T) {
 	assert.Equal(t, Infeasible, s)
 	assert.Less(t, time.Since(start), 2*time.Second)
 }
+
+// TestUnsupportedAndCapacity: a buffer barred from pool 0 gives Unknown
+// (not an error, so a race goes on); plans above pool 0's capacity are never
+// offered.
+func TestUnsupportedAndCapacity(t *testing.T) {
+	ctx := context.Background()
+	p := &model.Problem{
+		Pools: []model.Pool{{Name: "fast", Capacity: 8}, {Name: "slow"}},
+		Buffers: []model.Buffer{
+			{ID: "a", Start: 0, End: 2, Size: 4},
+			{ID: "b", Start: 1, End: 3, Size: 4, Pools: []string{"slow"}},
+		},
+	}
+	_, s, st, err := Decide(ctx, p, 8, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, Unknown, s)
+	assert.Contains(t, st.Reason, `"b"`)
+	pl, lb, _, err := Minimise(ctx, p, nil, 0, Options{}, nil)
+	require.NoError(t, err)
+	assert.Nil(t, pl)
+	assert.Equal(t, int64(8), lb)
+	_, how, _, err := ProveLowerBound(ctx, p, Options{})
+	require.NoError(t, err)
+	assert.Contains(t, how, "single pool")
+
+	// Pool 0 holds 8 bytes; three 4-byte buffers live together: no plan.
+	p = &model.Problem{
+		Pools: []model.Pool{{Name: "sram", Capacity: 8}},
+		Buffers: []model.Buffer{
+			{ID: "x", Start: 0, End: 2, Size: 4},
+			{ID: "y", Start: 0, End: 2, Size: 4},
+			{ID: "z", Start: 0, End: 2, Size: 4},
+		},
+	}
+	offered := 0
+	pl, lb, _, err = Minimise(ctx, p, nil, 0, Options{}, func(*model.Plan) { offered++ })
+	require.NoError(t, err)
+	assert.Nil(t, pl)
+	assert.Zero(t, offered)
+	assert.Equal(t, int64(12), lb)
+	_, s, _, err = Decide(ctx, p, 0, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, Infeasible, s)
+}

@@ -53,6 +53,12 @@ func gcd(a, b int64) int64 {
 	return a
 }
 
+// unsupported is a problem the engine does not handle (not a bad input):
+// the entry points answer Unknown with it as the reason, so a race goes on.
+type unsupported string
+
+func (u unsupported) Error() string { return string(u) }
+
 // newInstance folds and scales a validated problem. All buffers go to pool
 // 0; a buffer whose pool list excludes pool 0 is an error. With roundUp > 1
 // every item size is rounded up to a multiple of roundUp bytes: a
@@ -70,7 +76,7 @@ func newInstance(p *model.Problem, roundUp int64) (*instance, error) {
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
 		if len(b.Pools) > 0 && !slices.Contains(b.Pools, pool0.Name) {
-			return nil, fmt.Errorf("%s: buffer %q may not live in pool %q; the SAT engine plans a single pool", p.Where(i), b.ID, pool0.Name)
+			return nil, unsupported(fmt.Sprintf("%s: buffer %q may not live in pool %q; the SAT engine plans a single pool", p.Where(i), b.ID, pool0.Name))
 		}
 		if len(b.Gaps) > 0 && in.exact {
 			in.exact, in.why = false, fmt.Sprintf("buffer %q has gaps (placed as a whole rectangle)", b.ID)

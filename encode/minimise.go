@@ -16,13 +16,17 @@ import (
 // It returns the best plan and the best lower bound proven: the largest of
 // lowerBound, max-live and, when a height was refuted on an exact item
 // model, that height + 1 unit (then equal to the peak: the plan is
-// optimal). Unless Options.NoProbe, the lower bound itself is tried first
+// optimal). Plans above the capacity of pool 0 (when it has one) are
+// neither returned nor offered. Unless Options.NoProbe, the lower bound itself is tried first
 // for up to Options.ProbeTime (a refutation raises it by one unit and the
 // probe repeats). Pool capacities are ignored. Stats.Reason says why it stopped
 // early.
 func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options,
 	onImprove func(*model.Plan)) (*model.Plan, int64, Stats, error) {
 	in, err := newInstance(p, opt.RoundUp)
+	if u, ok := err.(unsupported); ok {
+		return incumbent, max(lowerBound, p.ComputeSweep().MaxLive), Stats{Reason: string(u)}, nil
+	}
 	if err != nil {
 		return nil, 0, Stats{}, err
 	}
@@ -39,12 +43,21 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 			return nil, lb, st, fmt.Errorf("encode: no valid starting packing (conflicting pins?): %w", err)
 		}
 	}
-	peak := peakOf(s.items, off)
-	if best == nil || peak*g < best.Peak(p) {
-		best = in.toPlan(s.full(off))
+	capacity := p.PoolList()[0].Capacity
+	// improve records a better packing; one above pool 0's capacity is not
+	// a valid plan, so it is neither kept nor offered.
+	improve := func(o []int64, pk int64) {
+		if capacity > 0 && pk*g > capacity {
+			return
+		}
+		best = in.toPlan(s.full(o))
 		if onImprove != nil {
 			onImprove(best)
 		}
+	}
+	peak := peakOf(s.items, off)
+	if best == nil || peak*g < best.Peak(p) {
+		improve(off, peak)
 	}
 	// Stop descending at the item model's own bound (units, rounded up).
 	stop := max((lb+g-1)/g, maxLive(s.items, seq(len(s.items))), floorHeight(s.items))
@@ -55,7 +68,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 		if in.exact {
 			lb = max(lb, peak*g)
 		}
-		return best, min(lb, best.Peak(p)), st, nil
+		return best, lb, st, nil
 	}
 	e, inf, refused := newEncoder(s.items, peak-1, opt)
 	if inf {
@@ -84,10 +97,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 				return done(err)
 			}
 			peak = peakOf(s.items, o)
-			best = in.toPlan(s.full(o))
-			if onImprove != nil {
-				onImprove(best)
-			}
+			improve(o, peak)
 			break
 		}
 		if r == 0 || e.dead || !in.exact {
@@ -105,10 +115,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 				return done(err)
 			}
 			peak = peakOf(s.items, o)
-			best = in.toPlan(s.full(o))
-			if onImprove != nil {
-				onImprove(best)
-			}
+			improve(o, peak)
 		case -1:
 			if in.exact {
 				lb = max(lb, peak*g)
