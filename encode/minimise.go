@@ -17,9 +17,10 @@ import (
 // lowerBound, max-live and, when a height was refuted on an exact item
 // model, that height + 1 unit (then equal to the peak: the plan is
 // optimal). Plans above the capacity of pool 0 (when it has one) are
-// neither returned nor offered. Unless Options.NoProbe, the lower bound itself is tried first
-// for up to Options.ProbeTime (a refutation raises it by one unit and the
-// probe repeats). Pool capacities are ignored. Stats.Reason says why it stopped
+// neither returned nor offered. Unless Options.NoProbe, the search
+// alternates between probing the lower bound itself (a refutation raises it
+// by one unit) and descending from the incumbent, each for Options.ProbeTime
+// at first, doubling every round. Stats.Reason says why it stopped
 // early.
 func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options,
 	onImprove func(*model.Plan)) (*model.Plan, int64, Stats, error) {
@@ -85,46 +86,64 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 		st.add(e.stats())
 		return best, lb, st, err
 	}
-	// Probe the bound first: when it is reachable (often, on tight
-	// instances) the descent is skipped; a refutation raises it.
-	for !opt.NoProbe && peak > stop+1 {
-		pctx, cancel := context.WithTimeout(ctx, opt.probeTime())
-		r := e.solve(pctx, e.height(stop))
-		cancel()
-		if r == 1 {
-			o := e.offsets()
-			if err := checkItems(s.items, o, stop); err != nil {
-				return done(err)
-			}
-			peak = peakOf(s.items, o)
-			improve(o, peak)
-			break
-		}
-		if r == 0 || e.dead || !in.exact {
-			break
-		}
-		stop++ // refuted: the optimum is above
-		lb = max(lb, stop*g)
-	}
+	// Alternate: probe the bound (when reachable — often, on tight
+	// instances — the descent is skipped; a refutation raises it), then
+	// descend from the incumbent for as long, doubling the budget each
+	// round. With NoProbe, only descend.
+	budget := opt.probeTime()
 	for peak > stop {
-		h := peak - 1
-		switch e.solve(ctx, e.height(h)) {
-		case 1:
-			o := e.offsets()
-			if err := checkItems(s.items, o, h); err != nil {
-				return done(err)
+		if !opt.NoProbe && peak > stop+1 {
+			pctx, cancel := context.WithTimeout(ctx, budget)
+			r := e.solve(pctx, e.height(stop))
+			cancel()
+			switch {
+			case r == 1:
+				o := e.offsets()
+				if err := checkItems(s.items, o, stop); err != nil {
+					return done(err)
+				}
+				peak = peakOf(s.items, o)
+				improve(o, peak)
+				continue
+			case r == -1 && !e.dead:
+				stop++ // refuted: the item model's optimum is above
+				if in.exact {
+					lb = max(lb, stop*g)
+				}
+				continue
 			}
-			peak = peakOf(s.items, o)
-			improve(o, peak)
-		case -1:
-			if in.exact {
-				lb = max(lb, peak*g)
+		}
+		dctx, cancel := ctx, context.CancelFunc(func() {})
+		if !opt.NoProbe {
+			dctx, cancel = context.WithTimeout(ctx, budget)
+		}
+		for peak > stop && dctx.Err() == nil {
+			h := peak - 1
+			r := e.solve(dctx, e.height(h))
+			if r == 1 {
+				o := e.offsets()
+				if err := checkItems(s.items, o, h); err != nil {
+					cancel()
+					return done(err)
+				}
+				peak = peakOf(s.items, o)
+				improve(o, peak)
+				continue
 			}
-			return done(nil)
-		default:
+			if r == -1 {
+				cancel()
+				if in.exact {
+					lb = max(lb, peak*g)
+				}
+				return done(nil)
+			}
+		}
+		cancel()
+		if ctx.Err() != nil {
 			st.Reason = "stopped: " + context.Cause(ctx).Error()
 			return done(nil)
 		}
+		budget *= 2
 	}
 	if in.exact {
 		lb = max(lb, peak*g)
