@@ -30,7 +30,8 @@ type HillClimb struct {
 	// means none (only the starting orders).
 	Iterations int
 	// Budget caps the total work, in list entries scanned by the placer
-	// (about n²/2 per re-placement); 0 means 1e8, about 0.1–0.3 s.
+	// (about n²/2 per re-placement); 0 means 1e8 on up to 1000 items,
+	// scaled down by (1000/n)² above (one greedy run on 5 000 items).
 	Budget float64
 	// NoSwap disables the swap move (only moves to an earlier place).
 	NoSwap bool
@@ -66,7 +67,7 @@ func (h *HillClimb) plan(ctx context.Context, its []item) ([]int64, error) {
 	cost := n*n/2 + n
 	budget := h.Budget
 	if budget <= 0 {
-		budget = 1e8
+		budget = scaledBudget(1e8, len(its))
 	}
 	temp := h.Temp
 	if temp == 0 {
@@ -97,7 +98,10 @@ func (h *HillClimb) plan(ctx context.Context, its []item) ([]int64, error) {
 			}
 		}
 	}
-	if _, seq, err := (&Skyline{}).order(ctx, its); err == nil && seq != nil && !h.NoSkyline {
+	if budget < n*n+2*cost || bestPeak <= lb || h.NoSkyline {
+		// no skyline start
+	} else if _, seq, err := (&Skyline{}).order(ctx, its); err == nil && seq != nil {
+		budget -= n * n
 		for _, ff := range []bool{true, false} {
 			budget -= cost
 			peak, err := pc.run(ctx, seq, ff)

@@ -28,7 +28,7 @@ type LNS struct {
 	// Iterations caps the ruin-and-recreate rounds; 0 means 20000.
 	Iterations int
 	// Budget caps the work in list entries scanned by the placer; 0 means
-	// 1e8.
+	// 1e8 on up to 1000 items, scaled down by (1000/n)² above.
 	Budget float64
 	// Temp is the annealing temperature as a fraction of max-live; 0 means
 	// 0.005, negative means accept only moves that do not raise the peak.
@@ -63,7 +63,7 @@ func (l *LNS) plan(ctx context.Context, its []item) ([]int64, error) {
 	lb := maxLive(its)
 	budget := l.Budget
 	if budget <= 0 {
-		budget = 1e8
+		budget = scaledBudget(1e8, n)
 	}
 	iters := l.Iterations
 	if iters <= 0 {

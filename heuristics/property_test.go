@@ -87,6 +87,8 @@ func TestPropertyEveryPlannerIsValid(t *testing.T) {
 				pl = &HillClimb{Seed: int64(it), Iterations: 100}
 			case *LNS:
 				pl = &LNS{Seed: int64(it), Iterations: 100}
+			case *SkylineRandom:
+				pl = &SkylineRandom{Seed: int64(it), Restarts: 20}
 			}
 			plan, err := pl.Plan(context.Background(), p)
 			require.NoError(t, err, "%s on instance %d", pl.Name(), it)

@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"context"
+	"math/rand/v2"
 
 	"github.com/optalloc/optalloc/model"
 )
@@ -17,11 +18,18 @@ func init() {
 // going to the larger area; the skyline rises to the item's top over its
 // lifetime. Holes under the skyline are never reused, so the plan is a
 // stack; it is strong where lifetimes nest (accelerator traces). It costs
-// O(n · Σ lifetime ranks); above MaxWork (default 3e8) it falls back to
-// greedy-size.
+// O(n²) (O(n · Σ lifetime ranks) with Waste); above MaxWork (default 1e7,
+// about 3 000 items) it falls back to greedy-size.
 type Skyline struct {
 	Waste   bool
 	MaxWork float64
+	// Tie selects the tie-break among items that sit equally low: "area"
+	// (default), "size" or "lifetime".
+	Tie string
+	// rnd, when set, picks the runner-up instead of the best with
+	// probability eps (randomised restarts).
+	rnd func() float64
+	eps float64
 }
 
 // Name implements Planner.
@@ -51,76 +59,191 @@ func (s *Skyline) order(ctx context.Context, its []item) ([]int64, []int32, erro
 	rs, re := timeRanks(its)
 	limit := s.MaxWork
 	if limit <= 0 {
-		limit = 3e8
+		limit = 1e7
 	}
-	var work float64
-	for k := range its {
-		work += float64(re[k] - rs[k])
+	n := len(its)
+	work := float64(n) * float64(n)
+	var sky []int64
+	if s.Waste {
+		var w float64
+		for k := range its {
+			w += float64(re[k] - rs[k])
+		}
+		work = w * float64(n)
+		T := 0
+		for _, e := range re {
+			T = max(T, int(e))
+		}
+		sky = make([]int64, T+1)
 	}
-	if work*float64(len(its)) > limit {
+	if work > limit {
 		return nil, nil, nil
 	}
 	var seq []int32
-	T := 0
-	for _, e := range re {
-		T = max(T, int(e))
+	off := make([]int64, n)
+	done := make([]bool, n)
+	raw := make([]int64, n) // the skyline's height over each item's lifetime
+	rise := func(b int, top int64) {
+		for k := range its {
+			if !done[k] && rs[k] < re[b] && rs[b] < re[k] {
+				raw[k] = max(raw[k], top)
+			}
+		}
+		for t := rs[b]; sky != nil && t < re[b]; t++ {
+			sky[t] = max(sky[t], top)
+		}
 	}
-	sky := make([]int64, T+1)
-	off := make([]int64, len(its))
-	done := make([]bool, len(its))
 	left := 0
 	// pinned items first: the skyline rises over them (holes below are lost)
 	for k := range its {
 		if its[k].pin >= 0 {
 			off[k], done[k] = its[k].pin, true
-			if its[k].size > 0 {
-				for t := rs[k]; t < re[k]; t++ {
-					sky[t] = max(sky[t], its[k].pin+its[k].size)
-				}
-			}
 		} else if its[k].size == 0 {
 			off[k], done[k] = its[k].up(0), true
 		} else {
 			left++
 		}
 	}
+	for k := range its {
+		if its[k].pin >= 0 && its[k].size > 0 {
+			rise(k, its[k].pin+its[k].size)
+		}
+	}
 	for ; left > 0; left-- {
-		if ctx.Err() != nil {
+		if left&63 == 0 && ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
-		best := -1
-		var bh int64
-		var bw float64
+		best, second := -1, -1
+		var bh, sh int64
+		var bw, sw float64
 		for k := range its {
 			if done[k] {
 				continue
 			}
-			var h int64
-			for t := rs[k]; t < re[k]; t++ {
-				h = max(h, sky[t])
-			}
-			h = its[k].up(h)
-			var w float64
+			h := its[k].up(raw[k])
+			w := float64(h)
 			if s.Waste {
 				var hole int64
 				for t := rs[k]; t < re[k]; t++ {
 					hole += h - sky[t]
 				}
 				w = float64(hole) / float64(its[k].size*int64(re[k]-rs[k]))
-			} else {
-				w = float64(h)
 			}
-			if best < 0 || w < bw || (w == bw && (h < bh || (h == bh && area(&its[k]) > area(&its[best])))) {
+			if best < 0 || w < bw || (w == bw && (h < bh || (h == bh && s.tie(&its[k], &its[best])))) {
+				second, sh, sw = best, bh, bw
 				best, bh, bw = k, h, w
+			} else if second < 0 || w < sw || (w == sw && (h < sh || (h == sh && s.tie(&its[k], &its[second])))) {
+				second, sh, sw = k, h, w
 			}
+		}
+		if s.rnd != nil && second >= 0 && s.rnd() < s.eps {
+			best, bh = second, sh
 		}
 		off[best], done[best] = bh, true
 		seq = append(seq, int32(best))
-		for t := rs[best]; t < re[best]; t++ {
-			sky[t] = bh + its[best].size
-		}
+		rise(best, bh+its[best].size)
 	}
 	return off, seq, nil
 }
 
+func (s *Skyline) tie(a, b *item) bool {
+	switch s.Tie {
+	case "size":
+		return a.size > b.size
+	case "lifetime":
+		return a.end-a.start > b.end-b.start
+	}
+	return area(a) > area(b)
+}
+
 func area(it *item) float64 { return float64(it.size) * float64(it.end-it.start) }
+
+func init() {
+	Register(&SkylineRandom{Seed: 1})
+}
+
+// SkylineRandom restarts the skyline with random choices: at every step it
+// takes the runner-up instead of the lowest item with probability Eps, and
+// restarts alternate the tie-break between lifetime and area. It keeps the
+// best plan. The first two restarts are the plain skylines (no randomness).
+// Deterministic for a given Seed; the number of restarts is capped by
+// Restarts and by the work budget (the same measure as Skyline.MaxWork).
+type SkylineRandom struct {
+	Seed int64
+	// Restarts caps the restarts; 0 means 1000.
+	Restarts int
+	// Eps is the probability of taking the runner-up; 0 means 0.15.
+	Eps float64
+	// Budget caps the total work (n² per restart); 0 means 2e8 scaled by
+	// min(1, (1000/n)²), so that large instances get a single restart. Over
+	// Skyline's MaxWork for one run it falls back to greedy-size.
+	Budget float64
+}
+
+// Name implements Planner.
+func (s *SkylineRandom) Name() string { return "skyline-random" }
+
+// WithSeed implements Seeded.
+func (s *SkylineRandom) WithSeed(seed int64) Planner {
+	c := *s
+	c.Seed = seed
+	return &c
+}
+
+// Plan implements Planner.
+func (s *SkylineRandom) Plan(ctx context.Context, p *model.Problem) (*model.Plan, error) {
+	return perPool(ctx, p, s.plan)
+}
+
+func (s *SkylineRandom) plan(ctx context.Context, its []item) ([]int64, error) {
+	restarts, eps, budget := s.Restarts, s.Eps, s.Budget
+	if restarts <= 0 {
+		restarts = 1000
+	}
+	if eps == 0 {
+		eps = 0.15
+	}
+	if budget <= 0 {
+		budget = scaledBudget(2e8, len(its))
+	}
+	work := float64(len(its)) * float64(len(its))
+	lb := maxLive(its)
+	rng := rand.New(rand.NewPCG(uint64(s.Seed), 0x5851f42d4c957f2d))
+	var best []int64
+	bestPeak := int64(-1)
+	for r := 0; r < restarts && (r == 0 || budget >= work) && bestPeak != lb; r++ {
+		budget -= work
+		sk := &Skyline{Tie: "lifetime"}
+		if r%2 == 1 {
+			sk.Tie = "area"
+		}
+		if r >= 2 {
+			sk.rnd, sk.eps = rng.Float64, eps
+		}
+		off, _, err := sk.order(ctx, its)
+		if err != nil {
+			if best != nil {
+				break
+			}
+			return nil, err
+		}
+		if off == nil { // too much work for even one run
+			return (&BestFit{Order: "size"}).planItems(ctx, its)
+		}
+		if pk := peakOf(its, off); bestPeak < 0 || pk < bestPeak {
+			best, bestPeak = off, pk
+		}
+	}
+	return best, nil
+}
+
+// scaledBudget is the default work budget of the improvement passes: base
+// on instances of up to 1000 items, shrinking as (1000/n)² above, so that
+// the passes cost about one greedy run on instances of thousands of items.
+func scaledBudget(base float64, n int) float64 {
+	if n <= 1000 {
+		return base
+	}
+	r := 1000 / float64(n)
+	return base * r * r
+}

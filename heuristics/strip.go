@@ -36,8 +36,9 @@ type Strip struct {
 	// NoReorder stops after the first bottom-left placement.
 	NoReorder bool
 	// Budget caps the work, in list entries scanned by the placer (about
-	// n²/2 per round); 0 means 2e7 (one round on 5 600 buffers, many on a
-	// few hundred). At least one round always runs.
+	// n²/2 per round); 0 means 4e7 on up to 1000 items, scaled down by
+	// (1000/n)² above (one round on 5 600 buffers, hundreds on a few
+	// hundred). At least one round always runs.
 	Budget float64
 }
 
@@ -80,7 +81,7 @@ func (s *Strip) plan(ctx context.Context, its []item) ([]int64, error) {
 	top := make([]int64, len(its))
 	budget := s.Budget
 	if budget <= 0 {
-		budget = 2e7
+		budget = scaledBudget(4e7, len(its))
 	}
 	n := float64(len(its))
 	cost := n*n/2 + n
