@@ -85,3 +85,52 @@ func TestHTMLInChromium(t *testing.T) {
 	require.Len(t, vb, 2)
 	assert.NotEqual(t, "0 0 960 480", vb[1], "the plot's viewBox follows the zoom")
 }
+
+// interact is appended to a page under test: it hovers buffer 3, then
+// zooms in with the wheel at the plot's centre, and records what it saw.
+const interact = `<script>
+(function () {
+  const r = document.querySelector('rect.buf[data-i="3"]');
+  const box = r.getBoundingClientRect();
+  const at = { bubbles: true, clientX: box.left + box.width / 2, clientY: box.top + box.height / 2 };
+  r.dispatchEvent(new MouseEvent("mouseover", at));
+  r.dispatchEvent(new MouseEvent("mousemove", at));
+  const tip = document.getElementById("tip");
+  document.body.dataset.tip = tip.style.display + "|" + tip.textContent.split("\n").join("/");
+  const plot = document.querySelector("svg.plot");
+  const pb = plot.getBoundingClientRect();
+  plot.dispatchEvent(new WheelEvent("wheel", { bubbles: true, cancelable: true, deltaY: -100,
+    clientX: pb.left + pb.width / 2, clientY: pb.top + pb.height / 2 }));
+  document.body.dataset.zoomed = plot.getAttribute("viewBox");
+})();
+</script>
+`
+
+// TestHTMLHoverAndWheelInChromium drives the page's handlers with
+// synthetic events: the tooltip names the hovered buffer with its lifetime,
+// size and offset, and a wheel step zooms in by 0.8 around the cursor.
+func TestHTMLHoverAndWheelInChromium(t *testing.T) {
+	browser := chromium(t)
+	p, pl := example12()
+	var buf bytes.Buffer
+	require.NoError(t, WriteHTML(&buf, p, pl, Options{}))
+	page := strings.Replace(buf.String(), "</body>", interact+"</body>", 1)
+	path := filepath.Join(t.TempDir(), "hover.html")
+	require.NoError(t, os.WriteFile(path, []byte(page), 0o644))
+	dom := dumpDOM(t, browser, "file://"+path)
+	require.Regexp(t, `<body[^>]*data-ready="true"`, dom)
+	// b4 is buffer 3: [9, 21), 4 bytes at offset 4.
+	assert.Contains(t, dom, `data-tip="block|b4/lifetime [9, 21)/size     4/offset   4 (to 8)/kind     activation/pool     default"`)
+	m := regexp.MustCompile(`data-zoomed="([^"]*)"`).FindStringSubmatch(dom)
+	require.Len(t, m, 2)
+	var vb []float64
+	for _, f := range strings.Fields(m[1]) {
+		v, err := strconv.ParseFloat(f, 64)
+		require.NoError(t, err)
+		vb = append(vb, v)
+	}
+	require.Len(t, vb, 4)
+	assert.InDelta(t, 960*0.8, vb[2], 1e-6, "width zoomed by 0.8")
+	assert.InDelta(t, 480*0.8, vb[3], 1e-6, "height zoomed by 0.8")
+	assert.InDelta(t, 960*0.1, vb[0], 1, "centred on the cursor")
+}

@@ -191,7 +191,11 @@ const htmlScript = `(function () {
       tip.style.display = "block";
     });
     svg.addEventListener("mousemove", function (e) {
-      tip.style.left = (e.clientX + 14) + "px"; tip.style.top = (e.clientY + 14) + "px";
+      // Beside the cursor, kept inside the window.
+      const w = tip.offsetWidth, h = tip.offsetHeight;
+      const x = e.clientX + 14 + w > window.innerWidth ? e.clientX - 14 - w : e.clientX + 14;
+      const y = e.clientY + 14 + h > window.innerHeight ? e.clientY - 14 - h : e.clientY + 14;
+      tip.style.left = Math.max(0, x) + "px"; tip.style.top = Math.max(0, y) + "px";
     });
     svg.addEventListener("mouseout", function (e) {
       if (e.target.classList.contains("buf")) tip.style.display = "none";
