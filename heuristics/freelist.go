@@ -163,7 +163,6 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 		}
 		return int(a.k - b.k)
 	})
-	curPool := -1
 	for x, ev := range evs {
 		if x&4095 == 4095 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -174,7 +173,7 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 			ar[poolOf[k]].add(o, o+its[k].size, !f.NoCoalesce)
 			continue
 		}
-		q, o, err := f.allocate(in, k, allowed[k], ar, &curPool)
+		q, o, err := f.allocate(in, k, allowed[k], ar)
 		if err != nil {
 			return nil, err
 		}
@@ -185,11 +184,11 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 
 // allocate finds a block for item k: reuse in each allowed pool, then fresh
 // memory in the first pool with capacity, else over capacity in the last.
-func (f *FreeList) allocate(in *instance, k int, allowed []int, ar []*arena, curPool *int) (int, int64, error) {
+func (f *FreeList) allocate(in *instance, k int, allowed []int, ar []*arena) (int, int64, error) {
 	it := &in.its[k]
-	target := func(q int) error {
-		if q != *curPool && len(ar) > 1 {
-			*curPool = q
+	target := func(q int) error { // the item's alignment in pool q
+		if q != it.pool {
+			it.pool = q
 			return in.retarget(k, q)
 		}
 		return nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -42,8 +43,10 @@ func loadBench(tb testing.TB, f string) *model.Problem {
 	return p
 }
 
-// TestGapTable prints, for every benchmark instance and planner, the peak,
-// the gap to max-live and the time. Set OPTALLOC_LONG=1 to run it.
+// TestGapTable prints, for every benchmark instance, the gap to max-live of
+// every planner (with its CPU and wall time) and of the portfolio, then a
+// markdown summary. Set OPTALLOC_LONG=1 to run it; OPTALLOC_PLANNERS=a,b
+// restricts the planners.
 func TestGapTable(t *testing.T) {
 	if os.Getenv("OPTALLOC_LONG") == "" {
 		t.Skip("set OPTALLOC_LONG=1 to print the gap table")
@@ -52,20 +55,52 @@ func TestGapTable(t *testing.T) {
 	if s := os.Getenv("OPTALLOC_PLANNERS"); s != "" {
 		names = splitComma(s)
 	}
+	gap := func(peak, ml int64) float64 { return 100 * float64(peak-ml) / float64(ml) }
+	var summary []string
+	var mmGreedy, mmPort float64
+	var mmN int
 	for _, f := range benchFiles(t) {
 		p := loadBench(t, f)
 		ml := p.ComputeSweep().MaxLive
+		base := filepath.Base(f)
+		var greedy float64
 		for _, name := range names {
 			pl, ok := ByName(name)
 			require.True(t, ok, name)
-			t0 := time.Now()
+			c0, t0 := cpuTime(), time.Now()
 			plan, err := pl.Plan(context.Background(), p)
-			el := time.Since(t0)
+			el, cpu := time.Since(t0), cpuTime()-c0
 			require.NoError(t, err)
-			require.NoError(t, checkPlan(p, plan), "%s on %s", name, f)
-			peak := plan.Peak(p)
-			fmt.Printf("%-28s %-20s peak=%d maxlive=%d gap=%.3f%% time=%v\n", filepath.Base(f), name, peak, ml, 100*float64(peak-ml)/float64(ml), el.Round(time.Microsecond))
+			require.Empty(t, verify.Check(p, plan), "%s on %s", name, f)
+			g := gap(plan.Peak(p), ml)
+			if name == "greedy-size" {
+				greedy = g
+			}
+			fmt.Printf("%-28s %-22s peak=%d maxlive=%d gap=%.3f%% cpu=%v wall=%v\n", base, name, plan.Peak(p), ml, g,
+				cpu.Round(time.Microsecond), el.Round(time.Microsecond))
 		}
+		c0, t0 := cpuTime(), time.Now()
+		plan, winner, err := Portfolio(context.Background(), p, PortfolioOptions{Seed: 1, LowerBound: ml})
+		el, cpu := time.Since(t0), cpuTime()-c0
+		require.NoError(t, err)
+		g := gap(plan.Peak(p), ml)
+		fmt.Printf("%-28s %-22s peak=%d maxlive=%d gap=%.3f%% cpu=%v wall=%v winner=%s\n", base, "PORTFOLIO", plan.Peak(p), ml, g,
+			cpu.Round(time.Millisecond), el.Round(time.Millisecond), winner)
+		summary = append(summary, fmt.Sprintf("| %s | %d | %d | %.2f%% | %.3f%% | %s | %v |", strings.TrimSuffix(base, ".csv"),
+			len(p.Buffers), ml, greedy, g, winner, el.Round(time.Millisecond)))
+		if strings.Contains(f, "minimalloc") {
+			mmGreedy += greedy
+			mmPort += g
+			mmN++
+		}
+	}
+	fmt.Println("\n| instance | buffers | max-live | greedy-size gap | portfolio gap | winner | portfolio wall time |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, s := range summary {
+		fmt.Println(s)
+	}
+	if mmN > 0 {
+		fmt.Printf("| MiniMalloc A–K mean | | | %.2f%% | %.2f%% | | |\n", mmGreedy/float64(mmN), mmPort/float64(mmN))
 	}
 }
 

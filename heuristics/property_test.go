@@ -113,3 +113,27 @@ func TestPropertyEveryPlannerIsValid(t *testing.T) {
 		}
 	}
 }
+
+// TestPropertyFreeListTiers: with a bounded fast pool and an unbounded slow
+// one, the free-list planner's plans are valid (capacity included) and
+// keep the fast pool within its capacity.
+func TestPropertyFreeListTiers(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	for it := 0; it < 400; it++ {
+		p := randomProblem(r, 2+r.IntN(30))
+		if len(p.Pools) == 0 {
+			continue
+		}
+		p.Pools[0].Capacity = int64(8 + r.IntN(60))
+		for i := range p.Buffers {
+			if b := &p.Buffers[i]; len(b.Pools) == 1 && b.Pools[0] == "fast" {
+				b.Pools = []string{"fast", "slow"}
+			}
+		}
+		require.NoError(t, p.Validate())
+		plan, err := (&FreeList{}).Plan(context.Background(), p)
+		require.NoError(t, err)
+		require.Empty(t, verify.Check(p, plan), "instance %d", it)
+		require.LessOrEqual(t, plan.PoolPeaks(p)[0], p.Pools[0].Capacity)
+	}
+}
