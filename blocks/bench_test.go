@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optalloc/optalloc/blocks"
+	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
 )
 
@@ -49,9 +50,11 @@ func TestTraceTable(t *testing.T) {
 	mm, _ := filepath.Glob(filepath.Join(sharedBench, "minimalloc", "[A-K].*.csv"))
 	files = append(files, mm...)
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "| instance | buffers | max-live bytes (offsets LB) | min blocks | level LB | %s | exact | status | exact time | nodes |\n",
+	fmt.Fprintf(&sb, "| instance | buffers | max-live (offsets LB) | offsets peak (greedy-size) | min blocks | level LB | %s | exact | status | exact time | nodes |\n",
 		strings.Join(blocks.Heuristics, " | "))
-	fmt.Fprintf(&sb, "|%s\n", strings.Repeat("---|", 10+len(blocks.Heuristics)-1))
+	fmt.Fprintf(&sb, "|%s\n", strings.Repeat("---|", 11+len(blocks.Heuristics)-1))
+	offsets, ok := heuristics.ByName("greedy-size")
+	require.True(t, ok, "heuristics greedy-size")
 	for _, f := range files {
 		if strings.HasSuffix(f, ".plan.csv") {
 			continue
@@ -60,10 +63,14 @@ func TestTraceTable(t *testing.T) {
 		r, err := blocks.Solve(context.Background(), p, blocks.Options{TimeLimit: limit})
 		require.NoError(t, err)
 		sw := p.ComputeSweep()
-		fmt.Fprintf(&sb, "| %s | %d | %d | %d | %d |", filepath.Base(f), len(p.Buffers), sw.MaxLive, r.MinBlocks, r.LowerBound)
+		var peak int64
+		if op, err := offsets.Plan(context.Background(), p); err == nil {
+			peak = op.Peak(p)
+		}
+		fmt.Fprintf(&sb, "| %s | %d | %d | %d | %d | %d |", filepath.Base(f), len(p.Buffers), sw.MaxLive, peak, r.MinBlocks, r.LowerBound)
 		for _, a := range r.Attempts {
 			if a.Err != nil {
-				fmt.Fprintf(&sb, " error |")
+				fmt.Fprintf(&sb, " – (%s) |", shortErr(a.Err))
 			} else if a.Method != "exact" {
 				fmt.Fprintf(&sb, " %d (%d blk, %.2fs) |", a.TotalBytes, a.Blocks, a.Elapsed.Seconds())
 			} else {
@@ -140,4 +147,15 @@ func TestExactScaling(t *testing.T) {
 		}
 	}
 	t.Log("\n" + sb.String())
+}
+
+func shortErr(err error) string {
+	s := err.Error()
+	switch {
+	case strings.Contains(s, "deadline"):
+		return "time limit"
+	case strings.Contains(s, "skipped"):
+		return "skipped in auto"
+	}
+	return s
 }
