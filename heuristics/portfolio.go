@@ -85,7 +85,6 @@ func Portfolio(ctx context.Context, p *model.Problem, opt PortfolioOptions) (*mo
 		plan  *model.Plan
 		score [3]int64 // over capacity (0/1), max peak, sum of peaks
 		err   error
-		done  bool
 	}
 	results := make([]result, len(planners))
 	cancels := make([]context.CancelFunc, len(planners))
@@ -114,19 +113,19 @@ func Portfolio(ctx context.Context, p *model.Problem, opt PortfolioOptions) (*mo
 			if err != nil {
 				if ctxs[i].Err() == nil {
 					mu.Lock()
-					results[i] = result{err: fmt.Errorf("planner %s: %w", pl.Name(), err), done: true}
+					results[i] = result{err: fmt.Errorf("planner %s: %w", pl.Name(), err)}
 					mu.Unlock()
 				}
 				return
 			}
-			r := result{plan: plan, done: true}
+			r := result{plan: plan}
 			over := false
 			for _, v := range verify.Check(p, plan) {
 				if v.Kind == verify.OutOfCapacity {
 					over = true
 					continue
 				}
-				r = result{err: fmt.Errorf("planner %s produced an invalid plan (a bug): %s", pl.Name(), v), done: true}
+				r = result{err: fmt.Errorf("planner %s produced an invalid plan (a bug): %s", pl.Name(), v)}
 				break
 			}
 			if r.err == nil {
