@@ -62,6 +62,7 @@ func ReadJSON(r io.Reader, name string) (*Problem, error) {
 	if err != nil {
 		return nil, &InputError{File: name, Msg: err.Error()}
 	}
+	data = bytes.TrimPrefix(data, utf8BOM)
 	lines := &lineCounter{data: data, line: 1}
 	fail := func(off int64, format string, args ...any) error {
 		return &InputError{File: name, Line: lineAt(data, off), Msg: fmt.Sprintf(format, args...)}

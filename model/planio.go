@@ -66,6 +66,9 @@ func WritePlanJSON(w io.Writer, p *Problem, pl *Plan) error {
 	return enc.Encode(PlanToJSON(p, pl))
 }
 
+// utf8BOM is the byte order mark some editors put at the start of a file.
+var utf8BOM = []byte("\ufeff")
+
 // MissingOffset marks a placement that a plan file did not give.
 const MissingOffset = math.MinInt64
 
@@ -89,6 +92,9 @@ func ReadPlan(r io.Reader, name string, p *Problem) (*Plan, error) {
 		if !ok {
 			return &InputError{File: name, Line: line, Msg: fmt.Sprintf("buffer %q is not in the problem", id)}
 		}
+		if pl.Placements[i].Offset != MissingOffset {
+			return &InputError{File: name, Line: line, Msg: fmt.Sprintf("buffer %q is placed twice", id)}
+		}
 		pl.Placements[i].Offset = off
 		if pool != "" {
 			k := p.PoolIndex(pool)
@@ -102,6 +108,7 @@ func ReadPlan(r io.Reader, name string, p *Problem) (*Plan, error) {
 		}
 		return nil
 	}
+	data = bytes.TrimPrefix(data, utf8BOM)
 	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
 		var jp JSONPlan
 		dec := json.NewDecoder(bytes.NewReader(data))
@@ -243,7 +250,7 @@ func Load(path string) (*Problem, error) {
 // '{' is JSON (a model graph when it has "ops" or "models" and a graph
 // format is registered), anything else CSV.
 func LoadBytes(data []byte, name string) (*Problem, error) {
-	t := bytes.TrimSpace(data)
+	t := bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM))
 	if len(t) == 0 || t[0] != '{' {
 		return ReadCSV(bytes.NewReader(data), name)
 	}

@@ -38,6 +38,10 @@ func addOK(a, b int64) (int64, bool) {
 	return a + b, true
 }
 
+// MaxAlign is the largest alignment accepted (2^40 bytes): it keeps the
+// least common multiples of alignments that planners compute in int64.
+const MaxAlign = 1 << 40
+
 // Validate checks that the problem is well formed and returns the first
 // problem found as an *InputError naming the buffer (and file:line when the
 // buffer was read from a file). It rejects negative sizes, empty or inverted
@@ -59,8 +63,8 @@ func (p *Problem) Validate() error {
 		if q.Capacity < 0 {
 			return &InputError{File: p.Name, Msg: fmt.Sprintf("pool %q: capacity %d is negative", q.Name, q.Capacity)}
 		}
-		if q.Align < 0 {
-			return &InputError{File: p.Name, Msg: fmt.Sprintf("pool %q: alignment %d is negative", q.Name, q.Align)}
+		if q.Align < 0 || q.Align > MaxAlign {
+			return &InputError{File: p.Name, Msg: fmt.Sprintf("pool %q: alignment %d must be in [0, 2^40]", q.Name, q.Align)}
 		}
 	}
 	index := make(map[string]int, len(p.Buffers))
@@ -88,6 +92,9 @@ func (p *Problem) Validate() error {
 		}
 		if b.Align < 0 {
 			return p.errorf(i, "alignment %d is negative", b.Align)
+		}
+		if b.Align > MaxAlign {
+			return p.errorf(i, "alignment %d is above 2^40 (1 TiB); no memory needs that", b.Align)
 		}
 		if b.MaxSize != 0 && b.MaxSize < b.Size {
 			return p.errorf(i, "max size %d is below the minimum size %d", b.MaxSize, b.Size)

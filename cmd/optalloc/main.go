@@ -34,6 +34,7 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	flags          *pflag.FlagSet
+	staged         []staged // outputs written, renamed into place on success
 }
 
 // exitError carries an exit code: 1 for infeasible / invalid / check failed,
@@ -97,6 +98,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, flags: fs}
 	err := c.run(ctx, e, fs.Args())
+	if err == nil {
+		err = e.commit()
+	} else {
+		e.abort()
+	}
 	if err == nil {
 		return 0
 	}

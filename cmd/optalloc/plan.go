@@ -124,6 +124,9 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if out == "-" && asJSON {
 		return usageErr("-o - and --json both write to stdout; choose one")
 	}
+	if err := checkWritable(out, svg, html); err != nil {
+		return err
+	}
 	p, err := loadProblem(e, args[0])
 	if err != nil {
 		return err

@@ -40,6 +40,7 @@ func Decode(r io.Reader, name string) (*File, error) {
 	if err != nil {
 		return nil, &model.InputError{File: name, Msg: err.Error()}
 	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff")) // a byte order mark from some editors
 	d := &decoder{name: name, data: data, dec: json.NewDecoder(bytes.NewReader(data))}
 	for i, c := range data {
 		if c == '\n' {
@@ -110,7 +111,7 @@ func (d *decoder) object(what string, field func(key string, off int64) error) e
 	for d.dec.More() {
 		t, err := d.dec.Token()
 		if err != nil {
-			return d.fail("%v", err)
+			return d.fail("%s", jsonMsg(err))
 		}
 		key, ok := t.(string)
 		if !ok {
@@ -121,7 +122,7 @@ func (d *decoder) object(what string, field func(key string, off int64) error) e
 		}
 	}
 	if _, err := d.dec.Token(); err != nil {
-		return d.fail("%v", err)
+		return d.fail("%s", jsonMsg(err))
 	}
 	return nil
 }
@@ -137,7 +138,7 @@ func (d *decoder) array(key string, elem func(off int64) error) error {
 		}
 	}
 	if _, err := d.dec.Token(); err != nil {
-		return d.fail("%v", err)
+		return d.fail("%s", jsonMsg(err))
 	}
 	return nil
 }
@@ -175,6 +176,9 @@ func (d *decoder) ops(dst *[]Op) error {
 }
 
 func jsonMsg(err error) string {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return "unexpected end of file (is a bracket or brace missing?)"
+	}
 	if te, ok := err.(*json.UnmarshalTypeError); ok {
 		return fmt.Sprintf("field %s: expected %s, got JSON %s", te.Field, te.Type, te.Value)
 	}
