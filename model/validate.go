@@ -63,8 +63,11 @@ func (p *Problem) Validate() error {
 		if q.Capacity < 0 {
 			return &InputError{File: p.Name, Msg: fmt.Sprintf("pool %q: capacity %d is negative", q.Name, q.Capacity)}
 		}
-		if q.Align < 0 || q.Align > MaxAlign {
-			return &InputError{File: p.Name, Msg: fmt.Sprintf("pool %q: alignment %d must be in [0, 2^40]", q.Name, q.Align)}
+		if q.Align < 0 {
+			return &InputError{File: p.Name, Msg: fmt.Sprintf("pool %q: alignment %d is negative", q.Name, q.Align)}
+		}
+		if q.Align > MaxAlign {
+			return &InputError{File: p.Name, Msg: fmt.Sprintf("pool %q: alignment %d is above 2^40 (1 TiB)", q.Name, q.Align)}
 		}
 	}
 	index := make(map[string]int, len(p.Buffers))
