@@ -96,6 +96,8 @@ func TestReadPlanHostileInput(t *testing.T) {
 		{"json bad type", `{"placements": [{"id": "a", "offset": "0"}]}`, "plan.csv: plan: field placements.offset: expected int64"},
 		{"json unknown buffer", `{"placements": [{"id": "zz", "offset": 0}]}`, `buffer "zz" is not in the problem`},
 		{"json unknown pool", `{"placements": [{"id": "a", "offset": 0, "pool": "hbm"}]}`, `unknown pool "hbm"`},
+		{"placed twice", "id,offset\na,0\nb,4\na,8\n", `plan.csv:4: buffer "a" is placed twice`},
+		{"json placed twice", `{"placements": [{"id": "a", "offset": 0}, {"id": "a", "offset": 4}]}`, `buffer "a" is placed twice`},
 		{"json truncated", `{"placements": [`, "plan.csv: plan:"},
 	}
 	for _, tc := range tests {
@@ -155,4 +157,12 @@ func TestWritePlanJSONRejectsPlansItCannotWrite(t *testing.T) {
 	assert.EqualError(t, WritePlanJSON(&out, p, &Plan{Placements: []Placement{{Pool: 2, Size: 4}}}), `buffer "a": pool #2 does not exist`)
 	assert.EqualError(t, WritePlanJSON(&out, p, &Plan{Placements: make([]Placement, 2)}), "the plan has 2 placements for 1 buffers")
 	assert.Zero(t, out.Len())
+}
+
+func TestReadersAcceptABOM(t *testing.T) {
+	p, err := ReadJSON(strings.NewReader("\ufeff{\"buffers\": [{\"id\": \"a\", \"start\": 0, \"end\": 1, \"size\": 4}]}"), "bom.json")
+	require.NoError(t, err)
+	pl, err := ReadPlan(strings.NewReader("\ufeff{\"placements\": [{\"id\": \"a\", \"offset\": 8}]}"), "bom.plan.json", p)
+	require.NoError(t, err)
+	assert.Equal(t, []Placement{{Offset: 8, Size: 4}}, pl.Placements)
 }

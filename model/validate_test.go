@@ -23,6 +23,7 @@ func TestValidateAcceptsWellFormedProblems(t *testing.T) {
 	}{
 		{"single buffer", Problem{Buffers: []Buffer{buf("a", 0, 1, 4)}}},
 		{"zero size", Problem{Buffers: []Buffer{buf("a", 0, 1, 0)}}},
+		{"alignment 2^40", Problem{Buffers: []Buffer{{ID: "a", End: 2, Size: 8, Align: MaxAlign}}}},
 		{"pin multiple of alignment", Problem{Buffers: []Buffer{{ID: "a", End: 2, Size: 8, Align: 4, Pin: i64(12)}}}},
 		{"pin at max with size 0", Problem{Buffers: []Buffer{{ID: "a", End: 2, Size: 0, Pin: i64(math.MaxInt64)}}}},
 		{"hint -1 means none", Problem{Buffers: []Buffer{{ID: "a", End: 2, Size: 8, Hint: i64(-1)}}}},
@@ -109,6 +110,8 @@ func TestValidateRejectsEachRule(t *testing.T) {
 		{"pool without name", Problem{Pools: []Pool{{Capacity: 4}}, Buffers: []Buffer{buf("a", 0, 1, 1)}}, "a pool has no name"},
 		{"pool twice", Problem{Pools: []Pool{{Name: "x"}, {Name: "x"}}, Buffers: []Buffer{buf("a", 0, 1, 1)}}, `pool "x" is defined twice`},
 		{"negative capacity", Problem{Pools: []Pool{{Name: "x", Capacity: -1}}, Buffers: []Buffer{buf("a", 0, 1, 1)}}, "capacity -1 is negative"},
+		{"alignment above 2^40", Problem{Buffers: []Buffer{{ID: "a", End: 1, Size: 1, Align: MaxAlign * 2}}}, "alignment 2199023255552 is above 2^40"},
+		{"pool alignment above 2^40", Problem{Pools: []Pool{{Name: "x", Align: MaxAlign + 1}}, Buffers: []Buffer{buf("a", 0, 1, 1)}}, `pool "x": alignment 1099511627777 is above 2^40`},
 		{"negative pool alignment", Problem{Pools: []Pool{{Name: "x", Align: -2}}, Buffers: []Buffer{buf("a", 0, 1, 1)}}, "alignment -2 is negative"},
 	}
 	for _, tc := range tests {
