@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/internal/brute"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/verify"
@@ -195,5 +196,36 @@ func TestLongWindowScan(t *testing.T) {
 				w.b++
 			}
 		}
+	}
+}
+
+// TestLongImprove (OPTALLOC_LONG=1): Improve on D and J for 60 s from the
+// heuristic portfolio's plan.
+func TestLongImprove(t *testing.T) {
+	if os.Getenv("OPTALLOC_LONG") == "" {
+		t.Skip("set OPTALLOC_LONG=1 (about 70 s per instance)")
+	}
+	for _, name := range []string{"D", "J"} {
+		path := "../../shared/benchmarks/minimalloc/" + name + ".1048576.csv"
+		if _, err := os.Stat(path); err != nil {
+			t.Skipf("benchmark data not found at %s", path)
+		}
+		p, err := model.Load(path)
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		inc, by, err := heuristics.Portfolio(ctx, p, heuristics.PortfolioOptions{})
+		cancel()
+		require.NoError(t, err)
+		ctx, cancel = context.WithTimeout(context.Background(), 60*time.Second)
+		start, cpu := time.Now(), cpuTime()
+		pl, st, err := Improve(ctx, p, inc, Options{}, func(q *model.Plan) {
+			t.Logf("%s: %d after %v", name, q.Peak(p), time.Since(start).Round(time.Millisecond))
+		})
+		cancel()
+		require.NoError(t, err)
+		require.Empty(t, verify.Check(p, pl))
+		t.Logf("%s: portfolio (%s) %d → Improve %d in %v wall, %v CPU; %d encodings, %d conflicts; %s",
+			name, by, inc.Peak(p), pl.Peak(p), time.Since(start).Round(time.Millisecond), (cpuTime() - cpu).Round(time.Millisecond),
+			st.Encodings, st.Conflicts, st.Reason)
 	}
 }

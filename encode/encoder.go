@@ -60,6 +60,9 @@ func domains(items []item, hmax int64, filter bool) [][]int64 {
 	for i := range items {
 		it := &items[i]
 		top := hmax - it.size
+		if it.limit > 0 {
+			top = min(top, it.limit-it.size)
+		}
 		var d []int64
 		if it.pin >= 0 {
 			if it.pin <= top {
@@ -113,7 +116,11 @@ func estimate(items []item, dom [][]int64) (vars, clauses int64) {
 		for j := i + 1; j < len(items); j++ {
 			if items[i].conflicts(&items[j]) {
 				vars++
-				clauses += int64(len(dom[i]) + len(dom[j]) + 2)
+				if len(dom[i]) == 1 || len(dom[j]) == 1 {
+					clauses += 4 // a fixed item bounds the other once per side
+				} else {
+					clauses += int64(len(dom[i]) + len(dom[j]) + 2)
+				}
 			}
 		}
 	}

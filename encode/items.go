@@ -21,6 +21,9 @@ type item struct {
 	pin        int64 // -1 when free
 	congs      []cong
 	root       int // buffer index of the root
+	// limit > 0 caps the item's top (offset + size) below the height; the
+	// large-neighbourhood search uses it for the buffers it frees.
+	limit int64
 }
 
 // instance is a problem folded into items and scaled by the GCD g of every

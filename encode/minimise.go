@@ -80,7 +80,15 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 	}
 	if refused != "" {
 		st.Reason = refused
-		return best, lb, st, nil
+		if opt.LNS {
+			pl, ist, ierr := Improve(ctx, p, best, opt, onImprove)
+			if err = ierr; err == nil {
+				best = pl
+			}
+			st.add(ist)
+			st.Reason = refused + "; large-neighbourhood search: " + ist.Reason
+		}
+		return best, lb, st, err
 	}
 	done := func(err error) (*model.Plan, int64, Stats, error) {
 		st.add(e.stats())

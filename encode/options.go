@@ -41,6 +41,14 @@ type Options struct {
 	NoProbe bool
 	// ProbeTime bounds each probe of the lower bound in Minimise (0 = 2s).
 	ProbeTime time.Duration
+	// LNSBuffers is the size of Improve's first neighbourhoods (0 = 30);
+	// LNSTime bounds each of its solver calls (0 = 1s).
+	LNSBuffers int
+	LNSTime    time.Duration
+	// LNS makes Minimise fall back on Improve when the whole problem is
+	// over budget (otherwise it returns the incumbent at once, which keeps
+	// a race with another engine cheap).
+	LNS bool
 	// RoundUp > 1 rounds every size up to a multiple of RoundUp bytes and
 	// places offsets on multiples of it: a coarser axis (a smaller
 	// encoding) whose plans are valid but whose refutations prove nothing
