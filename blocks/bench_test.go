@@ -31,8 +31,10 @@ func loadCSV(t testing.TB, path string) *model.Problem {
 }
 
 // TestTraceTable prints total block bytes per planner on every shared trace
-// (and MiniMalloc A..K). Set OPTALLOC_LONG=1 to run it; OPTALLOC_BLOCKS_LIMIT
-// sets the exact engine's time limit (default 10s).
+// (and MiniMalloc A..K), with the median time of OPTALLOC_BLOCKS_RUNS runs
+// (default 3; bytes that differ between runs are listed "a/b"). Set
+// OPTALLOC_LONG=1 to run it; OPTALLOC_BLOCKS_LIMIT sets the time limit
+// (default 10s).
 func TestTraceTable(t *testing.T) {
 	if os.Getenv("OPTALLOC_LONG") == "" {
 		t.Skip("set OPTALLOC_LONG=1 to measure the block planners on the shared traces")
@@ -55,26 +57,53 @@ func TestTraceTable(t *testing.T) {
 	fmt.Fprintf(&sb, "|%s\n", strings.Repeat("---|", 11+len(blocks.Heuristics)-1))
 	offsets, ok := heuristics.ByName("greedy-size")
 	require.True(t, ok, "heuristics greedy-size")
+	runs := 3
+	if s := os.Getenv("OPTALLOC_BLOCKS_RUNS"); s != "" {
+		_, err := fmt.Sscan(s, &runs)
+		require.NoError(t, err)
+	}
 	for _, f := range files {
 		if strings.HasSuffix(f, ".plan.csv") {
 			continue
 		}
 		p := loadCSV(t, f)
-		r, err := blocks.Solve(context.Background(), p, blocks.Options{TimeLimit: limit})
-		require.NoError(t, err)
+		var all []*blocks.Result
+		for k := 0; k < runs; k++ {
+			r, err := blocks.Solve(context.Background(), p, blocks.Options{TimeLimit: limit})
+			require.NoError(t, err)
+			all = append(all, r)
+		}
+		r := all[0]
 		sw := p.ComputeSweep()
 		var peak int64
 		if op, err := offsets.Plan(context.Background(), p); err == nil {
 			peak = op.Peak(p)
 		}
 		fmt.Fprintf(&sb, "| %s | %d | %d | %d | %d | %d |", filepath.Base(f), len(p.Buffers), sw.MaxLive, peak, r.MinBlocks, r.LowerBound)
-		for _, a := range r.Attempts {
-			if a.Err != nil {
+		for x, a := range r.Attempts {
+			var times []time.Duration
+			var bytes []string
+			for _, o := range all {
+				times = append(times, o.Attempts[x].Elapsed)
+				if b := fmt.Sprint(o.Attempts[x].TotalBytes); !slices.Contains(bytes, b) {
+					bytes = append(bytes, b)
+				}
+			}
+			slices.Sort(times)
+			med := times[len(times)/2].Seconds()
+			switch {
+			case a.Err != nil:
 				fmt.Fprintf(&sb, " – (%s) |", shortErr(a.Err))
-			} else if a.Method != "exact" {
-				fmt.Fprintf(&sb, " %d (%d blk, %.2fs) |", a.TotalBytes, a.Blocks, a.Elapsed.Seconds())
-			} else {
-				fmt.Fprintf(&sb, " %d (%d blk) | %s | %.2fs | %d |", a.TotalBytes, a.Blocks, a.Status, a.Elapsed.Seconds(), r.Nodes)
+			case a.Method != "exact":
+				fmt.Fprintf(&sb, " %s (%d blk, %.2fs) |", strings.Join(bytes, "/"), a.Blocks, med)
+			default:
+				var st []string
+				for _, o := range all {
+					if s := string(o.Status); !slices.Contains(st, s) {
+						st = append(st, s)
+					}
+				}
+				fmt.Fprintf(&sb, " %s (%d blk) | %s | %.2fs | %d |", strings.Join(bytes, "/"), a.Blocks, strings.Join(st, "/"), med, r.Nodes)
 			}
 		}
 		sb.WriteString("\n")
