@@ -32,7 +32,8 @@ verifier). Exit 0 otherwise; better peaks and instances missing from the
 baseline are reported but do not fail.
 
 --write-baseline FILE writes this run's results as a baseline (alone, it
-creates a baseline without checking). The baseline is JSON:
+creates a baseline without checking); like every output it is written only
+when the command succeeds, so a failed check leaves the old baseline alone. The baseline is JSON:
   {"optalloc_version": V, "method": M, "time_limit_seconds": T,
    "instances": {"INPUT": {"peak": N, "status": S, "method": M,
                            "found_by": PLANNER, "optalloc_version": V,
@@ -163,6 +164,9 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	case writePath == "-":
 		return usageErr("--write-baseline needs a file name")
 	}
+	if err := checkWritable(writePath); err != nil {
+		return err // before the solves: a typo costs nothing
+	}
 	var base *baselineFile
 	if basePath != "" {
 		var err error
@@ -218,11 +222,16 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	} else {
 		writeCheckText(e.stdout, &report, base != nil)
 	}
+	if !report.Passed {
+		// Outputs are all-or-nothing: a failed check writes no baseline.
+		note := ""
+		if writePath != "" {
+			note = "; the baseline was not written (accept a change by running without --baseline)"
+		}
+		return failure("%d of %d instances regressed or failed (see above)%s", failed, len(results), note)
+	}
 	if writePath != "" && !quiet {
 		fmt.Fprintf(e.stderr, "optalloc check: wrote the baseline %s (%d instances)\n", writePath, len(results))
-	}
-	if !report.Passed {
-		return failure("%d of %d instances regressed or failed (see above)", failed, len(results))
 	}
 	return nil
 }

@@ -165,3 +165,24 @@ func TestJudge(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckFailureWritesNoBaseline(t *testing.T) {
+	dir := t.TempDir()
+	in := writeRandomCSV(t, dir, 8, 20)
+	base, fresh := filepath.Join(dir, "b.json"), filepath.Join(dir, "new.json")
+	code, _, stderr := toolRun(t, "check", "--write-baseline", base, in)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "wrote the baseline")
+	b := readBaselineT(t, base)
+	e := b.Instances[baselineKey(in)]
+	e.Peak /= 2
+	b.Instances[baselineKey(in)] = e
+	writeBaselineT(t, base, b)
+	code, _, stderr = toolRun(t, "check", "--baseline", base, "--write-baseline", fresh, in)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "the baseline was not written")
+	assert.NoFileExists(t, fresh)
+	// Unwritable: bad usage before any solve.
+	code, _, stderr = toolRun(t, "check", "--write-baseline", filepath.Join(dir, "no", "such", "b.json"), in)
+	assert.Equal(t, 2, code, stderr)
+}

@@ -98,6 +98,9 @@ func runViz(ctx context.Context, e *env, args []string) error {
 	if svg == "-" && html == "-" {
 		return usageErr("--svg - and --html - both write to stdout; choose one")
 	}
+	if err := checkWritable(svg, html); err != nil {
+		return err
+	}
 	p, plan, err := loadPlan(e, args[0], problem)
 	if err != nil {
 		return err
