@@ -26,8 +26,9 @@ type Options struct {
 	// that would exceed either is refused (Unknown with a reason) before it
 	// is built. 0 means DefaultMaxVars / DefaultMaxClauses.
 	MaxVars, MaxClauses int64
-	// Slice is how often a running solve checks the context (0 = 10ms).
-	Slice int64
+	// Slice is the longest interval at which a running solve checks the
+	// context (0 = 10ms; polling starts at 20µs and doubles).
+	Slice time.Duration
 	// WindowBuffers bounds the number of buffers of a time window tried by
 	// ProveLowerBound (0 = 60).
 	WindowBuffers int

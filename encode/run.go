@@ -24,7 +24,7 @@ func (e *encoder) solve(ctx context.Context, assume ...z.Lit) int {
 	c := e.s.GoSolve()
 	slice := 10 * time.Millisecond
 	if e.opt.Slice > 0 {
-		slice = time.Duration(e.opt.Slice)
+		slice = e.opt.Slice
 	}
 	// Poll with a growing interval: quick answers return at once, long
 	// solves are checked every slice.
