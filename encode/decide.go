@@ -75,4 +75,3 @@ func Decide(ctx context.Context, p *model.Problem, capacity int64, opt Options) 
 	st.Reason = "stopped: " + context.Cause(ctx).Error()
 	return nil, Unknown, st, nil
 }
-
