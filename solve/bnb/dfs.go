@@ -298,8 +298,9 @@ func (s *searcher) branch(depth int) bool {
 // sectionFloors checks every section with unplaced items: they stack
 // disjointly, each at or above its lowest possible offset e (its pin, its
 // minimum offset, or, when canonical order forbids that, the last
-// placement's offset plus the smallest unplaced size: a later placement
-// must raise it). With e1 ≤ e2 the two lowest in a section and s1 the size
+// placement's offset plus the smallest size of an unplaced item, or of an
+// item it conflicts with: a later placement that conflicts with it must
+// raise it). With e1 ≤ e2 the two lowest in a section and s1 the size
 // of the item at e1, both e1 + total and e2 + total − s1 must fit under the
 // capacity; so must every item's e + size.
 func (s *searcher) sectionFloors(gmin int64) bool {
@@ -318,7 +319,7 @@ func (s *searcher) sectionFloors(gmin int64) bool {
 		if e < 0 {
 			e = s.minOff[i]
 			if e < s.lastOff || (e == s.lastOff && r < s.lastRank) {
-				e = alignUp(s.lastOff+gmin, c.align[i])
+				e = alignUp(s.lastOff+max(gmin, c.minConf[i]), c.align[i])
 			}
 			if e+c.size[i] > s.capacity {
 				return false

@@ -116,7 +116,8 @@ type comp struct {
 	nsec    int
 	secLoad []int64 // total size per section
 	maxLive int64
-	maxPin  int64 // largest pin+size (a lower bound on the peak)
+	maxPin  int64   // largest pin+size (a lower bound on the peak)
+	minConf []int64 // smallest size among the items each item conflicts with
 }
 
 // components splits the positive-size items into independent components
@@ -218,6 +219,13 @@ func (f *folded) build(idx []int) *comp {
 			c.conf[b] = append(c.conf[b], a)
 		}
 	}
+	c.minConf = make([]int64, n)
+	for i := range c.minConf {
+		c.minConf[i] = 1 << 62
+		for _, j := range c.conf[i] {
+			c.minConf[i] = min(c.minConf[i], c.size[j])
+		}
+	}
 	return c
 }
 
@@ -248,3 +256,4 @@ func alignUp(v, a int64) int64 {
 	}
 	return v
 }
+

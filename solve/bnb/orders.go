@@ -13,7 +13,7 @@ import (
 var orderNames = []string{"twa", "taw", "wat", "size", "area", "random"}
 
 // staticOrder returns the items of c in the order named by kind; "random"
-// shuffles with the given seed, the others break ties by item index.
+// perturbs "twa" with the given seed, the others break ties by item index.
 func staticOrder(c *comp, kind string, seed uint64) []int32 {
 	n := c.n
 	o := make([]int32, n)
@@ -48,8 +48,14 @@ func staticOrder(c *comp, kind string, seed uint64) []int32 {
 		}
 	}
 	if kind == "random" {
+		// The "twa" order, perturbed: every item may swap with one of the
+		// next few.
+		o = staticOrder(c, "twa", 0)
 		rng := rand.New(rand.NewPCG(seed, 0x6f7074616c6c6f63))
-		rng.Shuffle(n, func(a, b int) { o[a], o[b] = o[b], o[a] })
+		for a := 0; a+1 < n; a++ {
+			b := min(n-1, a+rng.IntN(4))
+			o[a], o[b] = o[b], o[a]
+		}
 		return o
 	}
 	// Pinned items first: they are fixed, so trying them early is cheap.

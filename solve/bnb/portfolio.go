@@ -66,6 +66,12 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64) decideResult {
 						return
 					}
 					s := cs.searcher[k]
+					if cs.names[k] == "random" && round > 0 {
+						// A fresh shuffle every round: restarts that
+						// differ, against heavy-tailed searches.
+						cs.orders[k] = staticOrder(c, "random", uint64(cs.opt.Seed)+uint64(k)+uint64(round)<<20)
+						s = nil
+					}
 					if s == nil {
 						s = newSearcher(c, cs.orders[k], cs.opt.flags(), &cs.count[k])
 						cs.searcher[k] = s
