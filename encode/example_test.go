@@ -61,3 +61,21 @@ func ExampleProveLowerBound() {
 	// Output:
 	// 6 10 window [1,2) of 3 buffers unsat at 8
 }
+
+func ExampleImprove() {
+	p := example()
+	// A poor incumbent: everything stacked.
+	stacked := model.NewPlan(p)
+	var top int64
+	for i := range stacked.Placements {
+		stacked.Placements[i].Offset = top
+		top += p.Buffers[i].Size
+	}
+	pl, _, err := encode.Improve(context.Background(), p, stacked, encode.Options{LNSBuffers: 2}, nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(stacked.Peak(p), "→", pl.Peak(p))
+	// Output:
+	// 20 → 12
+}
