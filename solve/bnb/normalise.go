@@ -256,4 +256,3 @@ func alignUp(v, a int64) int64 {
 	}
 	return v
 }
-
