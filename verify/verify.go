@@ -56,6 +56,8 @@ type checker struct {
 	out   []Violation
 	full  bool
 	index map[string]int
+	// tin and tout number the alias forest (see numberAliasTree).
+	tin, tout []int32
 }
 
 func (c *checker) add(k Kind, msg string, ids ...string) {
@@ -194,23 +196,58 @@ func (c *checker) checkAlias(i int) {
 // related reports whether one of the buffers is an alias ancestor of the
 // other: such buffers share bytes by design.
 func (c *checker) related(a, b int) bool {
+	if c.tin == nil {
+		c.numberAliasTree()
+	}
 	return c.ancestor(a, b) || c.ancestor(b, a)
 }
 
 func (c *checker) ancestor(anc, x int) bool {
-	for steps := 0; steps <= len(c.p.Buffers); steps++ {
-		al := c.p.Buffers[x].Alias
-		if al == nil {
-			return false
+	return c.tin[anc] >= 0 && c.tin[x] >= 0 && c.tin[anc] <= c.tin[x] && c.tout[x] <= c.tout[anc]
+}
+
+// numberAliasTree numbers the alias forest in depth-first order (entry and
+// exit times), so that "is a an ancestor of b" takes constant time. Buffers
+// on an alias cycle or under an unknown parent (an unvalidated problem) are
+// not reached and count as related to nothing.
+func (c *checker) numberAliasTree() {
+	n := len(c.p.Buffers)
+	c.tin, c.tout = make([]int32, n), make([]int32, n)
+	children := make([][]int32, n)
+	var roots []int32
+	for i := range c.p.Buffers {
+		c.tin[i] = -1
+		a := c.p.Buffers[i].Alias
+		if a == nil {
+			roots = append(roots, int32(i))
+			continue
 		}
-		j, ok := c.index[al.Parent]
-		if !ok {
-			return false
+		if j, ok := c.index[a.Parent]; ok && j != i {
+			children[j] = append(children[j], int32(i))
 		}
-		if j == anc {
-			return true
-		}
-		x = j
 	}
-	return false
+	var clock int32
+	type frame struct{ node, next int32 }
+	var stack []frame
+	for _, r := range roots {
+		c.tin[r] = clock
+		clock++
+		stack = append(stack[:0], frame{r, 0})
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			if int(f.next) < len(children[f.node]) {
+				ch := children[f.node][f.next]
+				f.next++
+				if c.tin[ch] < 0 {
+					c.tin[ch] = clock
+					clock++
+					stack = append(stack, frame{ch, 0})
+				}
+				continue
+			}
+			c.tout[f.node] = clock
+			clock++
+			stack = stack[:len(stack)-1]
+		}
+	}
 }
