@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -273,7 +277,6 @@ func TestVerifyCatchesOffsetOverflow(t *testing.T) {
 // TestVerifyRejectsDuplicatePlacement: a plan file that places a buffer twice
 // is ambiguous input.
 func TestVerifyRejectsDuplicatePlacement(t *testing.T) {
-	knownBug(t, `verify (model.ReadPlan) accepts a plan CSV that places buffer "a" twice; the last row wins and the plan is called valid (exit 0) — want exit 2 "plan.csv:3: buffer "a" is placed twice"`)
 	dir, out := hostileDir(t)
 	prob := filepath.Join(dir, "problem.csv")
 	require.NoError(t, os.WriteFile(prob, []byte("id,lower,upper,size\na,0,2,100\nb,1,3,100\n"), 0o644))
@@ -321,7 +324,6 @@ func TestInfeasibleExits1(t *testing.T) {
 
 // TestGraphTruncatedMessage: a truncated model graph must say what is wrong.
 func TestGraphTruncatedMessage(t *testing.T) {
-	knownBug(t, `a truncated .graph.json gives "x.graph.json:1: EOF" (model/graph); ReadJSON says "unexpected end of file (is a bracket or brace missing?)"`)
 	dir, out := hostileDir(t)
 	in := filepath.Join(dir, "t.graph.json")
 	require.NoError(t, os.WriteFile(in, []byte(`{"name":"m","tensors":[`), 0o644))
@@ -372,7 +374,6 @@ func TestEncodingVariants(t *testing.T) {
 }
 
 func TestJSONWithBOM(t *testing.T) {
-	knownBug(t, `a .json problem starting with a UTF-8 BOM is rejected ("x.json:1: expected a JSON object with \"buffers\"") while a CSV with a BOM is read; Windows editors write BOMs`)
 	in := filepath.Join(t.TempDir(), "bom.json")
 	require.NoError(t, os.WriteFile(in, []byte("\ufeff"+`{"buffers":[{"id":"a","start":0,"end":2,"size":8}]}`), 0o644))
 	code, _, stderr := cli(t, "", "plan", in, "--quiet")
@@ -410,7 +411,6 @@ func TestExtremeButValidValues(t *testing.T) {
 // if the planners refuse such alignments, that is a limit of the input (exit
 // 2, one "file:line:" line), never exit 1 as if the problem were infeasible.
 func TestHugeAlignment(t *testing.T) {
-	knownBug(t, `alignment 2^62 on two 1-byte buffers gives exit 1 "optalloc plan: heuristics: planner greedy-size: x.csv:2: buffer "a": the alignments of the alias group are too large (lcm > 2^40)" (no alias in the input; the InputError is not unwrapped); want exit 0, or exit 2 with the file:line line`)
 	dir, out := hostileDir(t)
 	in := filepath.Join(dir, "align.csv")
 	require.NoError(t, os.WriteFile(in, []byte("id,lower,upper,size,alignment\na,0,2,1,4611686018427387904\nb,0,2,1,4611686018427387904\n"), 0o644))
@@ -426,7 +426,6 @@ func TestHugeAlignment(t *testing.T) {
 // TestUnwritableOutput: an output path that cannot be written is bad usage:
 // exit 2, one line, and nothing else written (not the plan, not a picture).
 func TestUnwritableOutput(t *testing.T) {
-	knownBug(t, "an unwritable -o/--svg/--html/--write-baseline gives exit 1 (not 2, bad usage), only after the whole solve, names the temporary file (\"open nodir/.p.csv.tmp-1571147340\"), and leaves the outputs written before it (plan -o ok.csv --svg nodir/x.svg exits 1 with ok.csv written)")
 	dir, out := hostileDir(t)
 	in := filepath.Join(dir, "valid.csv")
 	nodir := filepath.Join(dir, "nodir")
@@ -446,5 +445,110 @@ func TestUnwritableOutput(t *testing.T) {
 		assertEmptyDir(t, out)
 		require.NoError(t, os.RemoveAll(out)) // a fresh folder for the next case
 		require.NoError(t, os.Mkdir(out, 0o755))
+	}
+}
+
+// writeLongCSV streams a CSV of n buffers (a chain of short overlapping
+// lifetimes) into path, followed by extra as the last line when not empty.
+func writeLongCSV(t *testing.T, path string, n int, extra string) {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	w := bufio.NewWriterSize(f, 1<<20)
+	_, err = w.WriteString("id,lower,upper,size\n")
+	require.NoError(t, err)
+	buf := make([]byte, 0, 64)
+	for i := 0; i < n; i++ {
+		buf = append(buf[:0], 'b')
+		buf = strconv.AppendInt(buf, int64(i), 10)
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, int64(i), 10)
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, int64(i+1+i%7), 10)
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, int64(64*(1+i%13)), 10)
+		buf = append(buf, '\n')
+		_, err = w.Write(buf)
+		require.NoError(t, err)
+	}
+	if extra != "" {
+		_, err = w.WriteString(extra + "\n")
+		require.NoError(t, err)
+	}
+	require.NoError(t, w.Flush())
+	require.NoError(t, f.Close())
+}
+
+// testLongFile checks a file of n buffers: an error on its last line is
+// reported with that line number, nothing written; the valid file reads.
+func testLongFile(t *testing.T, n int) {
+	dir, out := hostileDir(t)
+	bad := filepath.Join(dir, "long-bad.csv")
+	start := time.Now()
+	writeLongCSV(t, bad, n, "bad,5,2,64")
+	t.Logf("generated %d lines in %v", n+2, time.Since(start))
+	start = time.Now()
+	code, stdout, stderr := cli(t, "", "plan", bad, "-o", filepath.Join(out, "p.csv"), "--time-limit", "1s")
+	t.Logf("plan with an error on line %d: %v", n+2, time.Since(start))
+	assertOneLine(t, code, stdout, stderr, 2, bad, n+2, `buffer "bad": lifetime [5, 2) is empty`, out)
+	require.NoError(t, os.Remove(bad))
+
+	good := filepath.Join(dir, "long.csv")
+	writeLongCSV(t, good, n, "")
+	start = time.Now()
+	code, stdout, stderr = cli(t, "", "bounds", good)
+	t.Logf("bounds: %v", time.Since(start))
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, fmt.Sprintf("buffers=%d ", n))
+}
+
+// TestLongFile100k runs in every test run; TestLongFile10M is the issue's
+// 10M-line file, too slow and too big (minutes, > 5 GiB RSS measured) for
+// the default run.
+func TestLongFile100k(t *testing.T) { testLongFile(t, 100_000) }
+
+func TestLongFile10M(t *testing.T) {
+	if testing.Short() || os.Getenv("OPTALLOC_LONG") == "" {
+		t.Skip("10M-line file: set OPTALLOC_LONG=1 (and no -short) to run it; it needs minutes and > 5 GiB")
+	}
+	testLongFile(t, 10_000_000)
+}
+
+// TestLowerBoundSoundOnExtremeValues: whatever the method, the lower bound
+// reported may never exceed the peak of a plan that verifies, and on these
+// 2–4 buffer problems every method reaches the optimum at once.
+func TestLowerBoundSoundOnExtremeValues(t *testing.T) {
+	knownBug(t, `plan --method bnb on "a,0,2,4611686018427387904 / b,1,3,1" (and on three sizes near 2^61) reports status=unknown, lower_bound=9223372036854775807 (above the optimum 4611686018427387905 that greedy-size finds and verify accepts), "no plan was found in time" after 0.000s, exit 1 — an unsound bound (overflow in solve/bnb?)`)
+	for _, tc := range []struct{ name, data string }{
+		{"2^62 and 1", "id,lower,upper,size\na,0,2,4611686018427387904\nb,1,3,1\n"},
+		{"three near 2^61", "id,lower,upper,size\na,0,2,2305843009213693951\nb,1,3,2305843009213693953\nc,1,4,2305843009213693955\nd,3,5,1\n"},
+		{"two of 2^60", "id,lower,upper,size\na,0,2,1152921504606846976\nb,1,3,1152921504606846976\n"},
+		{"one of MaxInt64", "id,lower,upper,size\na,0,2,9223372036854775807\n"},
+	} {
+		dir := t.TempDir()
+		in := filepath.Join(dir, "in.csv")
+		require.NoError(t, os.WriteFile(in, []byte(tc.data), 0o644))
+		ref := filepath.Join(dir, "ref.csv")
+		code, stdout, stderr := cli(t, "", "plan", in, "--method", "greedy-size", "--quiet", "-o", ref)
+		require.Equal(t, 0, code, stderr)
+		code, stdout, stderr = cli(t, "", "verify", in, ref, "--json")
+		require.Equal(t, 0, code, stderr)
+		var v struct{ Peak int64 }
+		require.NoError(t, json.Unmarshal([]byte(stdout), &v))
+		for _, method := range []string{"auto", "exact", "bnb", "sat", "heuristic"} {
+			t.Run(tc.name+"/"+method, func(t *testing.T) {
+				code, stdout, stderr := cli(t, "", "plan", in, "--method", method, "--time-limit", "1s", "--quiet", "--json")
+				var res struct {
+					Peak       int64  `json:"peak"`
+					LowerBound int64  `json:"lower_bound"`
+					Status     string `json:"status"`
+				}
+				require.NoError(t, json.Unmarshal([]byte(stdout), &res), stdout+stderr)
+				assert.LessOrEqual(t, res.LowerBound, v.Peak, "lower bound above a verified peak")
+				assert.Equal(t, 0, code, stderr)
+				assert.Equal(t, "optimal", res.Status)
+				assert.Equal(t, res.LowerBound, res.Peak)
+			})
+		}
 	}
 }

