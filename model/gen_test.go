@@ -73,6 +73,10 @@ func randProblem(rng *rand.Rand, n int, o genOptions) *Problem {
 				continue
 			}
 			c.Alias = &Alias{Parent: par.ID, Delta: rng.Int64N(par.Size - c.Size + 1)}
+			if p.validateAliasOverlaps(p.Index()) != nil {
+				c.Alias = nil // it would share bytes with a live relative
+				continue
+			}
 			c.Pools = nil
 		}
 	}

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"sort"
 )
 
 // InputError is a problem with an input: a file (when known), a 1-based line
@@ -203,7 +204,63 @@ func (p *Problem) validateAliases(index map[string]int) error {
 			}
 		}
 	}
+	return p.validateAliasOverlaps(index)
+}
+
+// validateAliasOverlaps rejects two members of one alias group, neither
+// inside the other, that use the same bytes of the root while both are live:
+// no plan could keep their contents apart. (Members with gaps are not
+// compared: their gaps may keep them apart.)
+func (p *Problem) validateAliasOverlaps(index map[string]int) error {
+	type member struct {
+		i     int
+		delta int64
+	}
+	groups := map[int][]member{}
+	for i := range p.Buffers {
+		if p.Buffers[i].Alias != nil {
+			r, d := p.Root(i, index)
+			groups[r] = append(groups[r], member{i, d})
+		}
+	}
+	roots := make([]int, 0, len(groups))
+	for r := range groups {
+		roots = append(roots, r)
+	}
+	sort.Ints(roots)
+	for _, r := range roots {
+		ms := groups[r]
+		sort.Slice(ms, func(a, b int) bool { return ms[a].delta < ms[b].delta })
+		for a := range ms {
+			x := &p.Buffers[ms[a].i]
+			for b := a + 1; b < len(ms) && ms[b].delta < ms[a].delta+x.Size; b++ {
+				y := &p.Buffers[ms[b].i]
+				if x.Size == 0 || y.Size == 0 || len(x.Gaps) > 0 || len(y.Gaps) > 0 ||
+					x.End <= y.Start || y.End <= x.Start ||
+					p.isAncestor(ms[a].i, ms[b].i, index) || p.isAncestor(ms[b].i, ms[a].i, index) {
+					continue
+				}
+				i, j := ms[a].i, ms[b].i
+				if p.Buffers[j].Line < p.Buffers[i].Line {
+					i, j = j, i
+				}
+				return p.errorf(j, "shares bytes of %q with %q while both are live (neither is inside the other)",
+					p.Buffers[r].ID, p.Buffers[i].ID)
+			}
+		}
+	}
 	return nil
+}
+
+// isAncestor reports whether buffer anc is on the alias chain above x.
+func (p *Problem) isAncestor(anc, x int, index map[string]int) bool {
+	for p.Buffers[x].Alias != nil {
+		x = index[p.Buffers[x].Alias.Parent]
+		if x == anc {
+			return true
+		}
+	}
+	return false
 }
 
 // Root returns the index of the alias root of buffer i (i itself when it has

@@ -33,6 +33,11 @@ func TestValidateAcceptsWellFormedProblems(t *testing.T) {
 			{ID: "c", Start: 1, End: 3, Size: 8, Alias: &Alias{Parent: "p", Delta: 8}},
 			{ID: "g", Start: 2, End: 3, Size: 4, Alias: &Alias{Parent: "c", Delta: 4}},
 		}}},
+		{"alias siblings sharing bytes at different times", Problem{Buffers: []Buffer{
+			buf("p", 0, 6, 8),
+			{ID: "x", Start: 0, End: 2, Size: 8, Alias: &Alias{Parent: "p"}},
+			{ID: "y", Start: 3, End: 5, Size: 8, Alias: &Alias{Parent: "p"}},
+		}}},
 		{"alias declared before parent", Problem{Buffers: []Buffer{
 			{ID: "c", Start: 1, End: 3, Size: 8, Alias: &Alias{Parent: "p"}},
 			buf("p", 0, 4, 8),
@@ -97,6 +102,11 @@ func TestValidateRejectsEachRule(t *testing.T) {
 			"cannot be pinned"},
 		{"elastic alias", Problem{Buffers: []Buffer{{ID: "p", End: 1, Size: 8, MaxSize: 9}, {ID: "c", End: 1, Size: 4, Alias: &Alias{Parent: "p"}}}},
 			"cannot be combined"},
+		{"alias siblings sharing live bytes", Problem{Buffers: []Buffer{
+			buf("p", 0, 6, 8),
+			{ID: "x", Start: 0, End: 3, Size: 6, Alias: &Alias{Parent: "p"}},
+			{ID: "y", Start: 2, End: 5, Size: 4, Alias: &Alias{Parent: "p", Delta: 4}},
+		}}, `shares bytes of "p" with "x" while both are live`},
 		{"unknown pool", Problem{Buffers: []Buffer{{ID: "a", End: 1, Size: 1, Pools: []string{"hbm"}}}}, `unknown pool "hbm"`},
 		{"unknown kind", Problem{Buffers: []Buffer{{ID: "a", End: 1, Size: 1, Kind: "temp"}}}, `unknown kind "temp"`},
 		{"negative weight", Problem{Buffers: []Buffer{{ID: "a", End: 1, Size: 1, Weight: -1}}}, "weight"},
