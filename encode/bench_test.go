@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -227,5 +228,44 @@ func TestLongImprove(t *testing.T) {
 		t.Logf("%s: portfolio (%s) %d → Improve %d in %v wall, %v CPU; %d encodings, %d conflicts; %s",
 			name, by, inc.Peak(p), pl.Peak(p), time.Since(start).Round(time.Millisecond), (cpuTime() - cpu).Round(time.Millisecond),
 			st.Encodings, st.Conflicts, st.Reason)
+	}
+}
+
+// TestLongAblation (OPTALLOC_LONG=1): each technique off in turn on two
+// windows of J around its heaviest section, asked at J's max-live (both
+// fit). Logs CPU time (3 runs), conflicts (deterministic) and clauses.
+func TestLongAblation(t *testing.T) {
+	if os.Getenv("OPTALLOC_LONG") == "" {
+		t.Skip("set OPTALLOC_LONG=1 (about 15 s of CPU)")
+	}
+	path := "../../shared/benchmarks/minimalloc/J.1048576.csv"
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("benchmark data not found at %s", path)
+	}
+	p, err := model.Load(path)
+	require.NoError(t, err)
+	in, err := newInstance(p, 0)
+	require.NoError(t, err)
+	s := in.positive()
+	secs := sections(s.items, seq(len(s.items)))
+	m := maxLive(s.items, seq(len(s.items)))
+	for _, w := range [][2]int{{200, 202}, {198, 204}} {
+		its := windowItems(s.items, window{a: w[0], b: w[1], t0: secs[w[0]].start, t1: secs[w[1]].end})
+		for _, v := range variants[:4] {
+			var cpus []time.Duration
+			var e *encoder
+			r := 0
+			for rep := 0; rep < 3; rep++ {
+				cpu := cpuTime()
+				e, _, _ = newEncoder(its, m, v.opt)
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				r = e.solve(ctx, e.height(m))
+				cancel()
+				cpus = append(cpus, (cpuTime() - cpu).Round(time.Millisecond))
+			}
+			slices.Sort(cpus)
+			t.Logf("J sections %d..%d (%d buffers) %-16s result %2d, CPU median %v of %v, %d conflicts, %d clauses",
+				w[0], w[1], len(its), v.name, r, cpus[1], cpus, e.conflicts, e.clauses)
+		}
 	}
 }
