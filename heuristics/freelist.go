@@ -86,7 +86,7 @@ func (a *arena) fits(end int64) bool { return a.cap == 0 || end <= a.cap }
 
 // Plan implements Planner.
 func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, error) {
-	in, err := newInstance(p)
+	in, err := newInstance(ctx, p)
 	if err != nil {
 		return nil, err
 	}

@@ -102,3 +102,20 @@ func TestTreap(t *testing.T) {
 		}
 	}
 }
+
+// TestConflictPairs compares the O(n log n) pair count with the pairs.
+func TestConflictPairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 300 {
+		its := randomItems(r, 1+r.IntN(60))
+		var want float64
+		for a := range its {
+			for b := a + 1; b < len(its); b++ {
+				if its[a].size > 0 && its[b].size > 0 && its[a].start < its[b].end && its[b].start < its[a].end {
+					want++
+				}
+			}
+		}
+		require.Equal(t, want, conflictPairs(its))
+	}
+}

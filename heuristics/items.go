@@ -48,6 +48,10 @@ type instance struct {
 	members map[int][]int // alias root → its aliased buffers
 }
 
+// validatedKey marks, in a context, a problem that Portfolio has already
+// validated, so that its planners do not validate it again.
+type validatedKey struct{}
+
 // maxPhaseSearch bounds the search for an alias group's offset residue.
 const maxPhaseSearch = 1 << 20
 
@@ -56,9 +60,11 @@ const maxPhaseSearch = 1 << 20
 // gives congruences on the root offset, solved here into (align, phase).
 // It returns an error naming the buffer when the problem is not valid or
 // when an alias group's alignments cannot all be met.
-func newInstance(p *model.Problem) (*instance, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
+func newInstance(ctx context.Context, p *model.Problem) (*instance, error) {
+	if v, _ := ctx.Value(validatedKey{}).(*model.Problem); v != p {
+		if err := p.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	n := len(p.Buffers)
 	in := &instance{p: p, of: make([]int, n), delta: make([]int64, n), members: map[int][]int{}}
@@ -248,7 +254,7 @@ type singlePool func(ctx context.Context, its []item) ([]int64, error)
 // perPool runs a single-pool planner on the items of each pool (the pool of
 // an item is its first preference) and assembles the plan.
 func perPool(ctx context.Context, p *model.Problem, f singlePool) (*model.Plan, error) {
-	in, err := newInstance(p)
+	in, err := newInstance(ctx, p)
 	if err != nil {
 		return nil, err
 	}

@@ -80,7 +80,7 @@ func orderBy(its []item, keys [][]float64) []int32 {
 	for k := range order {
 		order[k] = int32(k)
 	}
-	slices.SortStableFunc(order, func(a, b int32) int {
+	slices.SortFunc(order, func(a, b int32) int {
 		for _, key := range keys {
 			if key[a] != key[b] {
 				if key[a] > key[b] {
@@ -89,7 +89,10 @@ func orderBy(its []item, keys [][]float64) []int32 {
 				return 1
 			}
 		}
-		return cmp64(its[a].start, its[b].start)
+		if c := cmp64(its[a].start, its[b].start); c != 0 {
+			return c
+		}
+		return int(a - b)
 	})
 	return order
 }

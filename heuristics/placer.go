@@ -57,13 +57,38 @@ func useTree(its []item) bool {
 	if n < 2048 {
 		return false
 	}
-	deg, _ := liveIntegrals(its)
-	var e float64
-	for _, d := range deg {
-		e += d
+	return 8*conflictPairs(its)*math.Log2(n) < n*n/2
+}
+
+// conflictPairs counts the pairs of items with bytes whose lifetimes
+// intersect, in O(n log n): item k meets the items that start before its
+// end, minus those that end at or before its start, minus itself.
+func conflictPairs(its []item) float64 {
+	var starts, ends []int64
+	for k := range its {
+		if its[k].size > 0 {
+			starts = append(starts, its[k].start)
+			ends = append(ends, its[k].end)
+		}
 	}
-	e /= 2
-	return 8*e*math.Log2(n) < n*n/2
+	slices.Sort(starts)
+	slices.Sort(ends)
+	var sum float64
+	i := 0
+	for _, e := range ends { // Σ over items of #starts < end
+		for i < len(starts) && starts[i] < e {
+			i++
+		}
+		sum += float64(i)
+	}
+	j := 0
+	for _, s := range starts { // Σ over items of #ends ≤ start
+		for j < len(ends) && ends[j] <= s {
+			j++
+		}
+		sum -= float64(j)
+	}
+	return (sum - float64(len(starts))) / 2
 }
 
 // timeRanks compresses the starts and ends of the items to ranks.

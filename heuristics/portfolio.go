@@ -62,6 +62,7 @@ func Portfolio(ctx context.Context, p *model.Problem, opt PortfolioOptions) (*mo
 	if err := p.Validate(); err != nil {
 		return nil, "", err
 	}
+	ctx = context.WithValue(ctx, validatedKey{}, p)
 	names := opt.Planners
 	if len(names) == 0 {
 		names = DefaultPortfolio(len(p.Buffers))
