@@ -8,7 +8,8 @@ import (
 )
 
 // Decide answers whether the problem fits in capacity bytes of pool 0
-// (capacity ≤ 0 means the capacity of pool 0). Max-live, pins and a
+// (capacity ≤ 0 means the capacity of pool 0; a pool capacity below
+// capacity wins, since a plan above it is not valid). Max-live, pins and a
 // first-fit packing are checked before any encoding is built. Feasible comes with a plan
 // (every buffer in pool 0 at its minimum size); Infeasible is a proof,
 // given only when the item model is exact (no gaps, no alias outliving its
@@ -21,8 +22,8 @@ func Decide(ctx context.Context, p *model.Problem, capacity int64, opt Options) 
 	if err != nil {
 		return nil, Unknown, Stats{}, err
 	}
-	if capacity <= 0 {
-		capacity = p.PoolList()[0].Capacity
+	if c := p.PoolList()[0].Capacity; capacity <= 0 || c > 0 && c < capacity {
+		capacity = c // a plan above pool 0's own capacity would not be valid
 	}
 	if capacity <= 0 {
 		return nil, Unknown, Stats{}, fmt.Errorf("encode: Decide needs a capacity (pool %q is unbounded)", p.PoolList()[0].Name)
