@@ -137,3 +137,24 @@ func TestPropertyFreeListTiers(t *testing.T) {
 		require.LessOrEqual(t, plan.PoolPeaks(p)[0], p.Pools[0].Capacity)
 	}
 }
+
+// TestEdgeCases: empty problems, zero-size buffers and invalid input give a
+// plan or an error naming the buffer, never a panic.
+func TestEdgeCases(t *testing.T) {
+	empty := &model.Problem{}
+	zero := bufs([3]int64{0, 1, 0}, [3]int64{0, 2, 0})
+	bad := bufs([3]int64{3, 1, 5})
+	for _, pl := range All() {
+		for _, p := range []*model.Problem{empty, zero} {
+			plan, err := pl.Plan(context.Background(), p)
+			require.NoError(t, err, pl.Name())
+			require.Empty(t, verify.Check(p, plan), pl.Name())
+		}
+		_, err := pl.Plan(context.Background(), bad)
+		require.ErrorContains(t, err, `"b0"`, pl.Name())
+	}
+	_, _, err := Portfolio(context.Background(), empty, PortfolioOptions{})
+	require.NoError(t, err)
+	_, err = FillScratch(zero, &model.Plan{}, ScratchOptions{})
+	require.Error(t, err)
+}
