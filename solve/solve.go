@@ -114,6 +114,10 @@ type solver struct {
 	quick bool
 }
 
+// heuristicShare: with methods auto and exact, the heuristic portfolio gets
+// 1/heuristicShare of the time left, the exact engines the rest.
+const heuristicShare = 5
+
 // quickPlanner is the planner used where many fast fit tests are needed.
 const quickPlanner = "greedy-size"
 
@@ -172,6 +176,15 @@ func (s *solver) runHeuristics(ctx context.Context) error {
 	default:
 		if _, ok := heuristics.ByName(s.opt.Method); ok {
 			names = []string{s.opt.Method}
+		}
+	}
+	if s.opt.Method == "auto" || s.opt.Method == "exact" {
+		// The exact engines need most of the time: the portfolio gets a
+		// fifth of what is left (its improvement passes run until stopped).
+		if dl, ok := ctx.Deadline(); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/heuristicShare)
+			defer cancel()
 		}
 	}
 	plan, name, err := heuristics.Portfolio(ctx, s.p, heuristics.PortfolioOptions{
