@@ -134,6 +134,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err := applyPools(e, p, args[0]); err != nil {
 		return err
 	}
+	stopProgress := func() {}
 	opt := solve.Options{Method: method, Capacity: capacity, TimeLimit: limit, Threads: threads, Seed: seed}
 	for _, f := range pruneFlags {
 		if on, _ := fs.GetBool(f.name); on {
@@ -143,9 +144,10 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if !quiet && progressReporter != nil {
 		report, done := progressReporter(e)
 		opt.Progress = report
-		defer done()
+		stopProgress = done
 	}
 	res, err := solve.Solve(ctx, p, opt)
+	stopProgress() // the progress line gives way to what follows
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "unknown method") {
 			return usageErr("%v", err)
