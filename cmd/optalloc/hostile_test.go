@@ -543,3 +543,24 @@ func TestCheckHostileToleranceAndBaseline(t *testing.T) {
 	code, stdout, stderr := cli(t, "", "check", in, "--baseline", neg, "--quiet")
 	assertOneLine(t, code, stdout, stderr, 2, neg, 0, "-5", out)
 }
+
+// TestOutputsNameTheSameFile: two outputs of one command on the same path
+// would overwrite each other; that is bad usage.
+func TestOutputsNameTheSameFile(t *testing.T) {
+	knownBug(t, `plan x.csv -o out.csv --svg out.csv exits 0 and leaves the SVG in out.csv (the plan is lost); want exit 2 "-o and --svg name the same file"`)
+	dir, out := hostileDir(t)
+	in := filepath.Join(dir, "valid.csv")
+	same := filepath.Join(out, "same.out")
+	for _, args := range [][]string{
+		{"plan", in, "-o", same, "--svg", same},
+		{"plan", in, "--svg", same, "--html", same},
+		{"viz", filepath.Join(dir, "valid-plan.csv"), "--problem", in, "--svg", same, "--html", same},
+	} {
+		code, stdout, stderr := cli(t, "", append(args, "--quiet")...)
+		assert.Equal(t, 2, code, "%v: %s", args, stderr)
+		assert.Empty(t, stdout)
+		assertEmptyDir(t, out)
+		require.NoError(t, os.RemoveAll(out)) // a fresh folder for the next case
+		require.NoError(t, os.Mkdir(out, 0o755))
+	}
+}
