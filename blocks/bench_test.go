@@ -131,6 +131,7 @@ func TestExactScaling(t *testing.T) {
 		e    blocks.Exact
 	}{
 		{"all on", blocks.Exact{}},
+		{"NoDominance", blocks.Exact{NoDominance: true}},
 		{"NoForcedBound", blocks.Exact{NoForcedBound: true}},
 		{"NoMemo", blocks.Exact{NoMemo: true}},
 		{"NoGapDedup", blocks.Exact{NoGapDedup: true}},

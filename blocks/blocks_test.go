@@ -66,7 +66,8 @@ func TestExactAgreesWithBruteForce(t *testing.T) {
 		"no-gap-dedup":   {NoGapDedup: true},
 		"no-memo":        {NoMemo: true},
 		"no-forced":      {NoForcedBound: true},
-		"nothing":        {NoLevelBound: true, NoFreeSlots: true, NoSeed: true, NoGapDedup: true, NoMemo: true, NoForcedBound: true},
+		"no-dominance":   {NoDominance: true},
+		"nothing":        {NoLevelBound: true, NoFreeSlots: true, NoSeed: true, NoGapDedup: true, NoMemo: true, NoForcedBound: true, NoDominance: true},
 	}
 	for iter := 0; iter < 120; iter++ {
 		p := genProblem(r, genOpts{n: 1 + r.IntN(8), horizon: 4 + r.Int64N(10), maxSize: 1 + r.Int64N(20), aliases: 0.2, zeros: 0.05})

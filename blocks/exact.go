@@ -26,6 +26,9 @@ import (
 // states (canonical multisets of free gaps, see seen) prunes a node
 // reached again at no lower cost.
 //
+// Dominance. When a free gap around u can hold no other unit still to
+// place that overlaps u in time, u goes there and nowhere else (privateGap).
+//
 // Node bound. At a node with k blocks, let occ(t) count the blocks holding
 // an assigned unit at time t and, for x ≥ 0, c_x(t) the unassigned units of
 // size > x live at t. Those c_x(t) units conflict pairwise, at most
@@ -68,6 +71,9 @@ type Exact struct {
 	// (0 means DefaultMemoUnits).
 	MemoUnits int
 	NoLNS     bool // no large-neighbourhood search after an unfinished search
+	// NoDominance: do not commit a unit to a free gap no other unit still
+	// to place could use at the same time (see privateGap).
+	NoDominance bool
 	// LNSRounds bounds the large-neighbourhood rounds (0: until the time
 	// limit, or DefaultLNSRounds when there is none).
 	LNSRounds int
@@ -471,6 +477,15 @@ func (s *search) dfs(d int) {
 	}
 	slack := func(c cand) int64 { return min(un.start-c.lo, c.hi-un.end) }
 	slices.SortStableFunc(cands, func(a, b cand) int { return cmpInt64(slack(a), slack(b)) })
+	private := false
+	if !s.e.NoDominance && len(cands) > 0 && (len(s.order)-d)*len(cands) <= forcedWork {
+		for x, c := range cands {
+			if s.privateGap(d, u, c.lo, c.hi) {
+				cands, private = []cand{cands[x]}, true
+				break
+			}
+		}
+	}
 	lo, hi := s.tl.lo[u], s.tl.hi[u]
 	for _, c := range cands {
 		s.blocks[c.b] = slices.Insert(s.blocks[c.b], c.pos, u)
@@ -487,7 +502,7 @@ func (s *search) dfs(d int) {
 			return
 		}
 	}
-	if s.e.MaxBlocks > 0 && len(s.blocks) >= s.e.MaxBlocks {
+	if private || s.e.MaxBlocks > 0 && len(s.blocks) >= s.e.MaxBlocks {
 		return
 	}
 	b := len(s.blocks)
@@ -503,4 +518,22 @@ func (s *search) dfs(d int) {
 	}
 	s.cost -= un.size
 	s.blocks = s.blocks[:b]
+}
+
+// privateGap reports whether no unit still to place after order[d] (= u)
+// both fits in the free gap [lo, hi) and overlaps u in time. Then putting u
+// there is dominant: in any completion, moving u into that gap conflicts
+// with nothing (whatever goes into the gap fits in it, so it does not
+// overlap u), keeps the gap's block size (every existing block is at least
+// as large as u) and does not grow u's other block, which may even vanish.
+// So the branch "u into this gap" alone keeps an optimal completion.
+func (s *search) privateGap(d, u int, lo, hi int64) bool {
+	un := &s.units[u]
+	for _, v := range s.order[d+1:] {
+		w := &s.units[v]
+		if w.start >= lo && w.end <= hi && w.overlap(un) {
+			return false
+		}
+	}
+	return true
 }
