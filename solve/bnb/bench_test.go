@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -115,4 +116,42 @@ func splitComma(s string) []string {
 		}
 	}
 	return out
+}
+
+// TestMinimiseMiniMallocTable minimises A..K from the engine's own first
+// plan (no heuristic incumbent) with a per-instance time limit (OPTALLOC_LONG=1; OPTALLOC_LIMIT=20s).
+func TestMinimiseMiniMallocTable(t *testing.T) {
+	if os.Getenv("OPTALLOC_LONG") == "" {
+		t.Skip("set OPTALLOC_LONG=1 to minimise the MiniMalloc instances")
+	}
+	limit := 20 * time.Second
+	if v := os.Getenv("OPTALLOC_LIMIT"); v != "" {
+		d, err := time.ParseDuration(v)
+		require.NoError(t, err)
+		limit = d
+	}
+	fmt.Printf("| instance | max-live | first plan | best peak | proven LB | status | time | decisions |\n|---|---|---|---|---|---|---|---|\n")
+	for _, name := range miniNames {
+		if only := os.Getenv("OPTALLOC_ONLY"); only != "" && !slices.Contains(splitComma(only), name) {
+			continue
+		}
+		p := loadMini(t, name)
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
+		t0 := time.Now()
+		var first int64
+		best, lb, st, err := Minimise(ctx, p, nil, 0, Options{}, func(pl *model.Plan) {
+			if first == 0 {
+				first = pl.Peak(p)
+			}
+		})
+		d := time.Since(t0)
+		cancel()
+		require.NoError(t, err)
+		require.Empty(t, verify.Check(p, best))
+		status := "feasible"
+		if lb == best.Peak(p) {
+			status = "optimal"
+		}
+		fmt.Printf("| %s | %d | %d | %d | %d | %s | %.1f s | %d |\n", name, p.ComputeSweep().MaxLive, first, best.Peak(p), lb, status, d.Seconds(), st.Decisions)
+	}
 }

@@ -50,6 +50,9 @@ func (s *searcher) solve(depth int) bool {
 			s.st.prunes[pruneCapacity]++
 		}
 	}
+	if len(s.stack) > s.maxPlaced {
+		s.maxPlaced = len(s.stack)
+	}
 	if ok && s.node(depth) {
 		return true
 	}
@@ -70,7 +73,7 @@ func (s *searcher) node(depth int) bool {
 	}
 	var key uint64
 	if s.memo != nil {
-		key = s.hash ^ zobrist(-1-s.lastRank, s.lastOff)
+		key = s.hash ^ zobrist(-1-s.blockedRank(), s.lastOff)
 		if s.memo.failed(key, s.capacity) {
 			s.st.prunes[pruneMemo]++
 			return false
@@ -267,7 +270,7 @@ func (s *searcher) branch(depth int) bool {
 		}
 		k := len(cs)
 		cs = append(cs, cand{})
-		for k > 0 && cs[k-1].off > o {
+		for s.fl.byOffset && k > 0 && cs[k-1].off > o {
 			cs[k] = cs[k-1]
 			k--
 		}
@@ -351,4 +354,28 @@ func (s *searcher) sectionFloors(gmin int64) bool {
 		}
 	}
 	return true
+}
+
+// blockedRank normalises the canonical position for the table of failed
+// states: of lastRank only matters which unplaced items sit exactly at the
+// last offset with a lower rank (they are blocked), so the highest such
+// rank (or -1) identifies the same future.
+func (s *searcher) blockedRank() int32 {
+	n := int32(s.c.n)
+	b := int32(-1)
+	for r := s.next[n]; r != n && r < s.lastRank; r = s.next[r] {
+		if i := s.byRank[r]; !s.hidden[i] && s.value(i) == s.lastOff {
+			b = r
+		}
+	}
+	return b
+}
+
+// value is the lowest offset item i can take now: its pin or its minimum
+// offset.
+func (s *searcher) value(i int32) int64 {
+	if p := s.c.pin[i]; p >= 0 {
+		return p
+	}
+	return s.minOff[i]
 }

@@ -107,13 +107,13 @@ func (e *engine) compPeak(cs *compSolver) int64 {
 
 // decideAll decides every component whose current peak exceeds capacity
 // (all of them when force is set).
-func (e *engine) decideAll(ctx context.Context, capacity int64, force bool, st *Stats) Status {
+func (e *engine) decideAll(ctx context.Context, capacity int64, force bool, maxRounds int, st *Stats) Status {
 	// Largest components first: they are the likeliest to fail.
 	for _, cs := range e.comps {
 		if !force && e.compPeak(cs) <= capacity {
 			continue
 		}
-		r := cs.decide(ctx, capacity)
+		r := cs.decide(ctx, capacity, maxRounds)
 		cs.stats(st)
 		st.Rounds, st.Winner = r.rounds, r.winner
 		switch r.status {
@@ -153,7 +153,7 @@ func Decide(ctx context.Context, p *model.Problem, capacity int64, opt Options) 
 	if capacity <= 0 {
 		return nil, Unknown, st, errors.New("bnb: Decide needs a capacity (argument or pool capacity)")
 	}
-	status := e.decideAll(ctx, capacity/e.f.scale, true, &st)
+	status := e.decideAll(ctx, capacity/e.f.scale, true, 0, &st)
 	st.Decisions = 1
 	st.Elapsed = time.Since(t0)
 	switch status {
@@ -225,7 +225,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 			total = min(total, pc/g)
 		}
 		step := time.Now()
-		status := e.decideAll(ctx, total, true, &st)
+		status := e.decideAll(ctx, total, true, 0, &st)
 		st.Decisions++
 		st.Steps = append(st.Steps, Step{Capacity: total * g, Status: status, Nodes: st.Nodes, Elapsed: time.Since(step)})
 		if status != Feasible {
@@ -247,29 +247,52 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 			onImprove(best.Clone())
 		}
 	}
+	// Descend from above. Probes (a few portfolio rounds) try capacities
+	// further down, starting at the lower bound and galloping: a probe that
+	// finds a plan doubles the step, one that runs out of rounds quarters
+	// it. Only the capacity just below the best peak is decided without a
+	// bound on the effort, so every proof of infeasibility is made there
+	// (or comes from a probe that exhausted its search).
+	step := int64(-1) // -1: first probe at the lower bound
 	for ub > lb {
-		target := (ub - 1) / g // largest scaled capacity strictly below ub
-		if target*g < lb {
+		hi := (ub - 1) / g // largest scaled capacity strictly below ub
+		lo := (lb + g - 1) / g
+		if hi < lo {
 			// No multiple of g lies in [lb, ub): every peak of a
 			// pushed-down plan is one, so ub is optimal.
 			lb = ub
 			break
 		}
+		target, rounds := hi, 0
+		switch {
+		case step < 0:
+			target, rounds = lo, probeRounds
+		case step > 1:
+			target, rounds = max(lo, hi-step+1), probeRounds
+		}
+		if target == hi {
+			rounds = 0
+		}
 		nodes0 := st.Nodes
-		step := time.Now()
-		status := e.decideAll(ctx, target, false, &st)
+		t1 := time.Now()
+		status := e.decideAll(ctx, target, false, rounds, &st)
 		st.Decisions++
-		st.Steps = append(st.Steps, Step{Capacity: target * g, Status: status, Nodes: st.Nodes - nodes0, Elapsed: time.Since(step)})
+		st.Steps = append(st.Steps, Step{Capacity: target * g, Status: status, Nodes: st.Nodes - nodes0, Elapsed: time.Since(t1)})
 		if status == Unknown {
-			break
+			if ctx.Err() != nil || rounds == 0 {
+				break
+			}
+			step = max(1, (hi-target+1)/4)
+			continue
 		}
 		if status == Infeasible {
-			if e.exact {
-				lb = max(lb, min(ub, target*g+g))
-			} else {
+			if !e.exact {
 				st.Note = "search exhausted on the conservative model (gaps or alias lifetimes): not a proof"
+				break
 			}
-			break
+			lb = max(lb, min(ub, target*g+g))
+			step = 1
+			continue
 		}
 		pl, err := e.plan()
 		if err != nil {
@@ -280,9 +303,17 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 		if onImprove != nil {
 			onImprove(best.Clone())
 		}
+		if step < 0 {
+			step = 1
+		}
+		step *= 2
 	}
 	return best, min(lb, ub), st, nil
 }
+
+// probeRounds bounds the portfolio rounds of a probe below the capacity
+// just under the best peak.
+const probeRounds = 2
 
 // offsetsScaled reports whether every placement of pl is a multiple of the
 // scale (plus its alias delta), so that its offsets can seed the search.

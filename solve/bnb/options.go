@@ -15,6 +15,9 @@ type Options struct {
 	NoComponents       bool // do not split the problem at time points nothing spans
 	NoMemo             bool // do not remember failed states (hash-free proofs)
 	NoSplit            bool // do not solve time-disjoint groups of unplaced items independently
+	// RankFirst tries the candidates of a node in static-rank order instead
+	// of (offset, rank) order.
+	RankFirst bool
 
 	// Threads is the number of portfolio workers (default runtime.NumCPU()).
 	// With 1 the search is deterministic.
@@ -45,7 +48,7 @@ func (o *Options) orders() []string {
 
 func (o *Options) flags() flags {
 	return flags{sections: !o.NoSectionInference, dominance: !o.NoDominance,
-		shortcut: !o.NoUnplacedShortcut, memo: !o.NoMemo, split: !o.NoSplit}
+		shortcut: !o.NoUnplacedShortcut, memo: !o.NoMemo, split: !o.NoSplit, byOffset: !o.RankFirst}
 }
 
 // Status is the outcome of a decision.

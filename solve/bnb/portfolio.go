@@ -42,7 +42,10 @@ type decideResult struct {
 // owns some static orders and runs them in turn, each with a node limit
 // that doubles every round; the first complete answer (a plan, or an
 // exhausted search) wins and stops the others.
-func (cs *compSolver) decide(ctx context.Context, capacity int64) decideResult {
+//
+// maxRounds > 0 bounds the rounds: the answer is then Unknown when no
+// order finished within them (a cheap probe).
+func (cs *compSolver) decide(ctx context.Context, capacity int64, maxRounds int) decideResult {
 	c := cs.c
 	if capacity < c.maxLive || capacity < c.maxPin {
 		return decideResult{status: Infeasible, winner: "bound"}
@@ -60,7 +63,7 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64) decideResult {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			for round := 0; ; round++ {
+			for round := 0; maxRounds <= 0 || round < maxRounds; round++ {
 				for k := w; k < len(cs.orders); k += threads {
 					if stop.Load() || ctx.Err() != nil {
 						return

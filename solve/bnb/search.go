@@ -8,7 +8,7 @@ import (
 
 // flags are the pruning switches of one search, taken from Options.
 type flags struct {
-	sections, dominance, shortcut, memo, split bool
+	sections, dominance, shortcut, memo, split, byOffset bool
 }
 
 // searcher runs the canonical depth-first search on one component with one
@@ -60,6 +60,7 @@ type searcher struct {
 	splits  int     // split counter (ids)
 
 	nodes, limit int64
+	maxPlaced    int // deepest state reached (placed items), for diagnostics
 	aborted      bool
 	stop         *atomic.Bool
 	ctx          context.Context
