@@ -564,3 +564,25 @@ func TestOutputsNameTheSameFile(t *testing.T) {
 		require.NoError(t, os.Mkdir(out, 0o755))
 	}
 }
+
+// TestVizJSONPlanValidated: viz rebuilds the problem from a JSON plan; bad
+// values in it are bad input (exit 2), as they are in a CSV plan.
+func TestVizJSONPlanValidated(t *testing.T) {
+	knownBug(t, `viz PLAN.json does not validate the problem it rebuilds: a negative size, duplicate ids or an empty placement list are drawn with exit 0 (the same in a CSV plan give exit 2, e.g. "x.csv:2: buffer "a": size -5 is negative")`)
+	for _, tc := range []struct{ name, data, want string }{
+		{"negative-size.json", `{"placements":[{"id":"a","offset":0,"size":-5,"start":0,"end":2}]}`, "negative"},
+		{"duplicate-id.json", `{"placements":[{"id":"a","offset":0,"size":5,"start":0,"end":2},{"id":"a","offset":8,"size":5,"start":0,"end":2}]}`, "duplicate"},
+		{"no-placements.json", `{"placements":[]}`, "no buffers"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, out := hostileDir(t)
+			plan := filepath.Join(dir, tc.name)
+			require.NoError(t, os.WriteFile(plan, []byte(tc.data), 0o644))
+			code, stdout, stderr := cli(t, "", "viz", plan, "--svg", filepath.Join(out, "x.svg"))
+			assert.Equal(t, 2, code, stderr)
+			assert.Empty(t, stdout)
+			assert.Contains(t, stderr, tc.want)
+			assertEmptyDir(t, out)
+		})
+	}
+}
