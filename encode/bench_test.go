@@ -93,6 +93,9 @@ func TestLongMiniMalloc(t *testing.T) {
 	}
 	best := map[string]int64{"D": 1031168, "J": 1041408}
 	for _, name := range []string{"D", "J"} {
+		if only := os.Getenv("OPTALLOC_ONLY"); only != "" && only != name {
+			continue
+		}
 		path := "../../shared/benchmarks/minimalloc/" + name + ".1048576.csv"
 		if _, err := os.Stat(path); err != nil {
 			t.Skipf("benchmark data not found at %s", path)

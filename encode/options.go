@@ -30,7 +30,8 @@ type Options struct {
 	// context (0 = 10ms; polling starts at 20µs and doubles).
 	Slice time.Duration
 	// WindowBuffers bounds the number of buffers of a time window tried by
-	// ProveLowerBound (0 = 60).
+	// ProveLowerBound (0 = 100; MaxClauses usually binds first: about 80
+	// buffers on MiniMalloc's 1024-unit axis).
 	WindowBuffers int
 	// WindowTime bounds each solver call of ProveLowerBound (0 = 5s).
 	WindowTime time.Duration
@@ -93,7 +94,7 @@ func (o *Options) windowBuffers() int {
 	if o.WindowBuffers > 0 {
 		return o.WindowBuffers
 	}
-	return 60
+	return 100
 }
 
 // Stats counts the work done. Vars and Clauses are those of the encodings
