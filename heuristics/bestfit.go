@@ -51,8 +51,15 @@ func (g *BestFit) planItems(ctx context.Context, its []item) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
+	order := orderBy(its, keys)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	pc := newPlacer(its)
-	if _, err := pc.run(ctx, orderBy(its, keys), g.FirstFit); err != nil {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if _, err := pc.run(ctx, order, g.FirstFit); err != nil {
 		return nil, err
 	}
 	return pc.off, nil

@@ -258,6 +258,9 @@ func perPool(ctx context.Context, p *model.Problem, f singlePool) (*model.Plan, 
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	offsets, err := in.perPool(ctx, f)
 	if err != nil {
 		return nil, err
