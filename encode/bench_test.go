@@ -136,12 +136,20 @@ func cpuTime() time.Duration {
 // TestLongWindowScan (OPTALLOC_LONG=1): which time windows of D and J are
 // tight? Windows grow from the heaviest section towards the heavier
 // neighbour; each is asked at the instance's max-live (10 s per window).
-// It logs a table; UNSAT would raise the global bound.
+// It logs a table; UNSAT would raise the global bound. OPTALLOC_ONLY=D
+// and OPTALLOC_WINDOW_TIME=90s narrow and lengthen it.
 func TestLongWindowScan(t *testing.T) {
 	if os.Getenv("OPTALLOC_LONG") == "" {
 		t.Skip("set OPTALLOC_LONG=1 (about 2 minutes per instance)")
 	}
+	per := 10 * time.Second
+	if v, err := time.ParseDuration(os.Getenv("OPTALLOC_WINDOW_TIME")); err == nil {
+		per = v
+	}
 	for _, name := range []string{"D", "J"} {
+		if only := os.Getenv("OPTALLOC_ONLY"); only != "" && only != name {
+			continue
+		}
 		path := "../../shared/benchmarks/minimalloc/" + name + ".1048576.csv"
 		if _, err := os.Stat(path); err != nil {
 			t.Skipf("benchmark data not found at %s", path)
@@ -174,7 +182,7 @@ func TestLongWindowScan(t *testing.T) {
 				e, _, refused := newEncoder(its, m, opt)
 				res, vars, clauses, conf := "over budget", int64(0), int64(0), int64(0)
 				if refused == "" {
-					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+					ctx, cancel := context.WithTimeout(context.Background(), per)
 					r := e.solve(ctx, e.height(m))
 					cancel()
 					res = map[int]string{1: "fits", -1: "UNSAT", 0: "timeout"}[r]
