@@ -30,12 +30,20 @@ type PortfolioOptions struct {
 // keeps only the planners that stay fast on long traces.
 const largeInstance = 20000
 
+// hugeInstance is the number of buffers above which the default portfolio
+// keeps the two planners that scale to millions of buffers.
+const hugeInstance = 200000
+
 // DefaultPortfolio returns the planners Portfolio runs by default on a
 // problem of n buffers: every registered planner, or on more than 20 000
 // buffers the fast ones (greedy-size first, as it most often reaches the
 // bound and then stops the others, then freelist, firstfit-area and
-// greedy-lifetime).
+// greedy-lifetime), and on more than 200 000 buffers greedy-size and
+// freelist only.
 func DefaultPortfolio(n int) []string {
+	if n > hugeInstance {
+		return []string{"greedy-size", "freelist"}
+	}
 	if n > largeInstance {
 		return []string{"greedy-size", "freelist", "firstfit-area", "greedy-lifetime"}
 	}
