@@ -129,6 +129,32 @@ func (e *engine) decideAll(ctx context.Context, capacity int64, force bool, maxR
 	return Feasible
 }
 
+// decide answers a decision at the scaled capacity. Tighter capacities
+// prune harder and are often found faster, and a plan that fits under the
+// lower bound fits under the capacity, so when the lower bound is below
+// the capacity the two are decided in turn, each with one more round than
+// the time before, until the capacity gets an answer or the lower bound a
+// plan.
+func (e *engine) decide(ctx context.Context, capacity int64, st *Stats) Status {
+	lo := (e.lb + e.f.scale - 1) / e.f.scale
+	if !e.exact || lo >= capacity || e.opt.NoProbe {
+		st.Decisions++
+		return e.decideAll(ctx, capacity, true, 0, st)
+	}
+	for rounds := probeRounds; ; rounds++ {
+		st.Decisions += 2
+		if e.decideAll(ctx, lo, true, rounds, st) == Feasible {
+			return Feasible
+		}
+		if ctx.Err() != nil {
+			return Unknown
+		}
+		if status := e.decideAll(ctx, capacity, true, rounds, st); status != Unknown || ctx.Err() != nil {
+			return status
+		}
+	}
+}
+
 func (e *engine) newStats() Stats {
 	return Stats{Prunes: map[string]int64{}, Components: len(e.comps), Scale: e.f.scale, Exact: e.exact}
 }
@@ -153,8 +179,7 @@ func Decide(ctx context.Context, p *model.Problem, capacity int64, opt Options) 
 	if capacity <= 0 {
 		return nil, Unknown, st, errors.New("bnb: Decide needs a capacity (argument or pool capacity)")
 	}
-	status := e.decideAll(ctx, capacity/e.f.scale, true, 0, &st)
-	st.Decisions = 1
+	status := e.decide(ctx, capacity/e.f.scale, &st)
 	st.Elapsed = time.Since(t0)
 	switch status {
 	case Feasible:
@@ -247,13 +272,16 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 			onImprove(best.Clone())
 		}
 	}
-	// Descend from above. Probes (a few portfolio rounds) try capacities
-	// further down, starting at the lower bound and galloping: a probe that
-	// finds a plan doubles the step, one that runs out of rounds quarters
-	// it. Only the capacity just below the best peak is decided without a
-	// bound on the effort, so every proof of infeasibility is made there
-	// (or comes from a probe that exhausted its search).
+	// Descend from above with bounded effort (a few portfolio rounds per
+	// decision): first probe the lower bound, then gallop down from the
+	// best peak: a decision that finds a plan doubles the step, one that
+	// runs out of rounds quarters it. When even the capacity just below the
+	// best peak runs out of rounds, the effort grows by a round and the
+	// descent starts again from the lower bound. Tables of failed states
+	// persist throughout. Infeasible answers are exhausted searches (proofs)
+	// and raise the lower bound.
 	step := int64(-1) // -1: first probe at the lower bound
+	rounds := probeRounds
 	for ub > lb {
 		hi := (ub - 1) / g // largest scaled capacity strictly below ub
 		lo := (lb + g - 1) / g
@@ -263,15 +291,12 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 			lb = ub
 			break
 		}
-		target, rounds := hi, 0
+		target := hi
 		switch {
 		case step < 0:
-			target, rounds = lo, probeRounds
+			target = lo
 		case step > 1:
-			target, rounds = max(lo, hi-step+1), probeRounds
-		}
-		if target == hi {
-			rounds = 0
+			target = max(lo, hi-step+1)
 		}
 		nodes0 := st.Nodes
 		t1 := time.Now()
@@ -279,10 +304,17 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 		st.Decisions++
 		st.Steps = append(st.Steps, Step{Capacity: target * g, Status: status, Nodes: st.Nodes - nodes0, Elapsed: time.Since(t1)})
 		if status == Unknown {
-			if ctx.Err() != nil || rounds == 0 {
+			if ctx.Err() != nil {
 				break
 			}
-			step = max(1, (hi-target+1)/4)
+			if target == hi {
+				// Even just below the best peak the effort ran out:
+				// allow more and start again from the lower bound.
+				rounds++
+				step = -1
+			} else {
+				step = max(1, (hi-target+1)/4)
+			}
 			continue
 		}
 		if status == Infeasible {
@@ -311,8 +343,8 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 	return best, min(lb, ub), st, nil
 }
 
-// probeRounds bounds the portfolio rounds of a probe below the capacity
-// just under the best peak.
+// probeRounds is the initial bound on the portfolio rounds of a decision
+// in Minimise (each round doubles the node limit of every static order).
 const probeRounds = 2
 
 // offsetsScaled reports whether every placement of pl is a multiple of the

@@ -15,6 +15,9 @@ type Options struct {
 	NoComponents       bool // do not split the problem at time points nothing spans
 	NoMemo             bool // do not remember failed states (hash-free proofs)
 	NoSplit            bool // do not solve time-disjoint groups of unplaced items independently
+	// NoProbe makes Decide search only at the given capacity, without
+	// alternating with probes at the (tighter) lower bound.
+	NoProbe bool
 	// RankFirst tries the candidates of a node in static-rank order instead
 	// of (offset, rank) order.
 	RankFirst bool
