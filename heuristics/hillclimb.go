@@ -91,6 +91,9 @@ func (h *HillClimb) plan(ctx context.Context, its []item) ([]int64, error) {
 			budget -= cost
 			peak, err := pc.run(ctx, order, ff)
 			if err != nil {
+				if bestOff != nil {
+					return bestOff, nil // cancelled: the best so far
+				}
 				return nil, err
 			}
 			if bestPeak < 0 || peak < bestPeak {
@@ -106,7 +109,7 @@ func (h *HillClimb) plan(ctx context.Context, its []item) ([]int64, error) {
 			budget -= cost
 			peak, err := pc.run(ctx, seq, ff)
 			if err != nil {
-				return nil, err
+				return bestOff, nil // cancelled: the best so far
 			}
 			if peak < bestPeak {
 				bestPeak, bestFF, bestOrder, bestOff = peak, ff, seq, slices.Clone(pc.off)
