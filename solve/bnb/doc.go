@@ -14,8 +14,20 @@
 // states. Every technique can be switched off in Options to measure it.
 //
 // Decide runs a portfolio of static orders on goroutines with node limits
-// that double every round; the first answer wins. Minimise decides
-// peak − g (g: the GCD of sizes, alignments and pins) again and again,
-// keeping the tables of failed states, until a decision fails (the peak is
-// then proven optimal) or the context ends.
+// that double every round; the first answer wins. When the lower bound
+// (max-live) is below the capacity, Decide alternates bounded probes at
+// the bound (tighter capacities prune harder; a plan found there fits the
+// capacity too) with the capacity itself. Minimise probes the lower bound,
+// then descends from the best plan with bounded-effort decisions that
+// gallop down (double the step after a success, quarter it after running
+// out of effort), growing the effort when even the capacity just below the
+// best peak is not decided, and keeps every worker's table of failed
+// states throughout. An exhausted search at capacity C proves the peak
+// exceeds C; optimality is claimed only from such a proof or from the
+// max-live / pin bound.
+//
+// The engine plans one pool. Alias groups are one item (the root's bytes
+// over the union of the members' lifetimes) and gaps are ignored (whole
+// rectangles): plans stay valid, but on such problems an exhausted search
+// is reported as Unknown, never as a proof.
 package bnb
