@@ -16,7 +16,7 @@ type PortfolioOptions struct {
 	// Threads is the number of planners run at once; 0 means
 	// runtime.NumCPU().
 	Threads int
-	// Seed is given to the seeded planners (hillclimb).
+	// Seed is given to the seeded planners (hillclimb, lns, skyline-random).
 	Seed int64
 	// LowerBound, when > 0, is a proven lower bound on the peak: a planner
 	// reaching it stops every planner after it in the list.
