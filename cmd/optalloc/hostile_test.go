@@ -98,7 +98,7 @@ func hostileDir(t *testing.T) (dir, out string) {
 	return dir, out
 }
 
-func expand(args []string, in, out string) []string {
+func expandHostileArgs(args []string, in, out string) []string {
 	r := strings.NewReplacer("%IN", in, "%OUT", out)
 	res := make([]string, len(args))
 	for i, a := range args {
@@ -144,7 +144,7 @@ func TestHostileInputs(t *testing.T) {
 				dir, out := hostileDir(t)
 				in := filepath.Join(dir, h.name)
 				require.NoError(t, os.WriteFile(in, []byte(h.data), 0o644))
-				code, stdout, stderr := cli(t, "", expand(cmd, in, out)...)
+				code, stdout, stderr := cli(t, "", expandHostileArgs(cmd, in, out)...)
 				assertOneLine(t, code, stdout, stderr, 2, in, h.line, h.want, out)
 			})
 		}
@@ -192,7 +192,7 @@ func TestHostileFiles(t *testing.T) {
 	} {
 		for _, cmd := range hostileCommands {
 			t.Run(tc.name+"/"+strings.Join(cmd[:2], "_"), func(t *testing.T) {
-				code, stdout, stderr := cli(t, "", expand(cmd, tc.path, out)...)
+				code, stdout, stderr := cli(t, "", expandHostileArgs(cmd, tc.path, out)...)
 				assertOneLine(t, code, stdout, stderr, 2, tc.path, 0, tc.want, out)
 			})
 		}
@@ -207,7 +207,7 @@ func TestHostileUnreadableFile(t *testing.T) {
 	in := filepath.Join(dir, "secret.csv")
 	require.NoError(t, os.WriteFile(in, []byte("id,lower,upper,size\na,0,2,4\n"), 0o000))
 	for _, cmd := range hostileCommands {
-		code, stdout, stderr := cli(t, "", expand(cmd, in, out)...)
+		code, stdout, stderr := cli(t, "", expandHostileArgs(cmd, in, out)...)
 		assertOneLine(t, code, stdout, stderr, 2, in, 0, "permission denied", out)
 	}
 }
