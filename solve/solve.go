@@ -179,8 +179,9 @@ func (s *solver) runHeuristics(ctx context.Context) error {
 		}
 	}
 	if s.opt.Method == "auto" || s.opt.Method == "exact" {
-		// The exact engines need most of the time: the portfolio gets a
-		// fifth of what is left (its improvement passes run until stopped).
+		// The exact engines need most of the time: the portfolio gets at
+		// most a fifth of what is left (its improvement passes stop at
+		// their work budgets, at the lower bound, or here).
 		if dl, ok := ctx.Deadline(); ok {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/heuristicShare)
