@@ -64,7 +64,7 @@ func (h *HillClimb) plan(ctx context.Context, its []item) ([]int64, error) {
 	lb := maxLive(its)
 	pc := newPlacer(its)
 	n := float64(len(its))
-	cost := n*n/2 + n
+	cost := pc.work() // n²/2 + n on plain items
 	budget := h.Budget
 	if budget <= 0 {
 		budget = scaledBudget(1e8, len(its))

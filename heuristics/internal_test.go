@@ -116,6 +116,7 @@ func TestConflictPairs(t *testing.T) {
 				}
 			}
 		}
-		require.Equal(t, want, conflictPairs(its))
+		rs, re := timeRanks(its)
+		require.Equal(t, want, conflictPairs(rs, re, func(k int) bool { return its[k].size > 0 }))
 	}
 }

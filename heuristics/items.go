@@ -10,9 +10,11 @@ import (
 
 // item is what a heuristic places: a buffer, or an alias group folded into
 // its root (the group spans the union of its members' lifetimes and the
-// root's bytes). MiniMalloc gaps are ignored: an item occupies its whole
-// rectangle [start, end) × [offset, offset+size), which is conservative and
-// so always valid. Elastic buffers are planned at their minimum size.
+// root's bytes). Its footprint is exact: rects lists the rectangles its
+// root and members occupy (members at their deltas, MiniMalloc gaps
+// honoured), or is nil when the item is the plain rectangle [start, end) ×
+// [offset, offset+size) — the common case, which the placer treats on a
+// fast path. Elastic buffers are planned at their minimum size.
 type item struct {
 	start, end int64
 	size       int64
@@ -22,6 +24,8 @@ type item struct {
 	pool       int   // index into Problem.PoolList()
 	root       int   // buffer index of the root
 	pools      []int // allowed pools in order of preference (nil = any)
+	rects      []rect // exact footprint relative to the offset; nil = plain
+	load       []rect // bytes of the footprint per time interval (with rects)
 }
 
 // up returns the smallest offset ≥ v that honours the item's alignment.
@@ -66,6 +70,7 @@ func newInstance(ctx context.Context, p *model.Problem) (*instance, error) {
 			return nil, err
 		}
 	}
+	exactOff := bounding(ctx)
 	n := len(p.Buffers)
 	in := &instance{p: p, of: make([]int, n), delta: make([]int64, n), members: map[int][]int{}}
 	pools := p.PoolList()
@@ -125,6 +130,9 @@ func newInstance(ctx context.Context, p *model.Problem) (*instance, error) {
 		}
 		if err := in.retarget(k, it.pool); err != nil {
 			return nil, err
+		}
+		if !exactOff {
+			in.footprint(k)
 		}
 	}
 	return in, nil
@@ -308,13 +316,18 @@ func peakOf(its []item, offsets []int64) int64 {
 	return peak
 }
 
-// maxLive returns the largest sum of sizes of items live at one time: a
-// lower bound on the peak of any placement of these items.
+// maxLive returns the largest sum of the bytes the items occupy at one time
+// (exact footprints): a lower bound on the peak of any placement of these
+// items.
 func maxLive(its []item) int64 {
 	type ev struct{ t, d int64 }
 	evs := make([]ev, 0, 2*len(its))
 	for k := range its {
-		if its[k].size > 0 {
+		if its[k].load != nil {
+			for _, r := range its[k].load {
+				evs = append(evs, ev{r.start, r.hi}, ev{r.end, -r.hi})
+			}
+		} else if its[k].size > 0 {
 			evs = append(evs, ev{its[k].start, its[k].size}, ev{its[k].end, -its[k].size})
 		}
 	}

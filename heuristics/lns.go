@@ -90,8 +90,9 @@ func (l *LNS) plan(ctx context.Context, its []item) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	budget -= float64(n) * float64(n) // what the start cost, roughly
 	pc := newPlacer(its)
+	perItem := 2 * pc.work() / float64(max(n, 1)) // entries scanned per item placed
+	budget -= float64(n) * perItem              // what the start cost, roughly
 	cur := slices.Clone(off)
 	curPeak := peakOf(its, cur)
 	best, bestPeak := slices.Clone(cur), curPeak
@@ -136,7 +137,7 @@ func (l *LNS) plan(ctx context.Context, its []item) ([]int64, error) {
 			}
 			return int(a - b)
 		})
-		budget -= float64(n) * float64(len(removed))
+		budget -= perItem * float64(len(removed))
 		peak, err := pc.runFrom(ctx, keep, cur, removed, rng.IntN(2) == 0)
 		if err != nil {
 			break

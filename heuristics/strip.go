@@ -83,8 +83,7 @@ func (s *Strip) plan(ctx context.Context, its []item) ([]int64, error) {
 	if budget <= 0 {
 		budget = scaledBudget(4e7, len(its))
 	}
-	n := float64(len(its))
-	cost := n*n/2 + n
+	cost := pc.work() // n²/2 + n on plain items
 	for iter := 0; iter < maxIter && (iter == 0 || budget >= cost); iter++ {
 		budget -= cost
 		peak, err := pc.run(ctx, order, true)

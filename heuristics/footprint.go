@@ -1,0 +1,202 @@
+package heuristics
+
+import (
+	"context"
+	"slices"
+
+	"github.com/optalloc/optalloc/model"
+)
+
+// rect is a piece of an item's footprint: during [start, end) it occupies
+// the bytes [lo, hi) relative to the item's offset.
+type rect struct {
+	start, end int64
+	lo, hi     int64
+}
+
+// boundingKey marks a context in which items are whole bounding rectangles
+// (the behaviour before exact occupancy; kept to measure its effect).
+type boundingKey struct{}
+
+// BoundingRectangles returns a context in which every planner of this
+// package reserves an alias group's or a gapped buffer's whole bounding
+// rectangle (the root's bytes over the union of the members' lifetimes)
+// instead of its exact footprint. It is an option for measurements: plans
+// are valid either way, exact footprints are never worse on their own.
+func BoundingRectangles(ctx context.Context) context.Context {
+	return context.WithValue(ctx, boundingKey{}, true)
+}
+
+func bounding(ctx context.Context) bool {
+	v, _ := ctx.Value(boundingKey{}).(bool)
+	return v
+}
+
+// bufferRects appends the rectangles buffer b occupies at byte delta inside
+// its item: its whole size outside its gaps, nothing in an absent gap, the
+// window [Lo, Hi) inside a partial gap. Empty rectangles are dropped.
+func bufferRects(b *model.Buffer, delta int64, dst []rect) []rect {
+	emit := func(s, e, lo, hi int64) {
+		if e > s && hi > lo {
+			dst = append(dst, rect{s, e, delta + lo, delta + hi})
+		}
+	}
+	t := b.Start
+	for _, g := range b.Gaps {
+		emit(t, g.Start, 0, b.Size)
+		if g.Window {
+			emit(g.Start, g.End, g.Lo, g.Hi)
+		}
+		t = g.End
+	}
+	emit(t, b.End, 0, b.Size)
+	return dst
+}
+
+// footprint sets the exact footprint of item k: nil when the item is a
+// plain rectangle [start, end) × [0, size) (the fast path), else the
+// rectangles of its root and members (members at their deltas, gaps
+// honoured) and its load pieces (the bytes of the union of the rectangles
+// in every elementary time interval), which give the exact max-live.
+func (in *instance) footprint(k int) {
+	it := &in.its[k]
+	root := &in.p.Buffers[it.root]
+	ms := in.members[it.root]
+	if len(ms) == 0 && len(root.Gaps) == 0 {
+		return
+	}
+	rs := bufferRects(root, 0, nil)
+	for _, m := range ms {
+		rs = bufferRects(&in.p.Buffers[m], in.delta[m], rs)
+	}
+	if len(rs) == 1 && rs[0] == (rect{it.start, it.end, 0, it.size}) {
+		return
+	}
+	if len(rs) == 0 { // nothing occupies memory: a zero-byte item
+		it.rects, it.load = []rect{}, []rect{}
+		return
+	}
+	it.rects = rs
+	if len(ms) == 0 { // one gapped buffer: its rectangles are disjoint in time
+		for _, r := range rs {
+			it.load = append(it.load, rect{r.start, r.end, 0, r.hi - r.lo})
+		}
+		return
+	}
+	it.load = unionLoad(rs)
+}
+
+// unionLoad returns, for every elementary interval of the rectangles, the
+// number of bytes covered by their union (as rect{start, end, 0, bytes}).
+func unionLoad(rs []rect) []rect {
+	ts := make([]int64, 0, 2*len(rs))
+	for _, r := range rs {
+		ts = append(ts, r.start, r.end)
+	}
+	slices.Sort(ts)
+	ts = slices.Compact(ts)
+	var out []rect
+	var live []span
+	for x := 0; x+1 < len(ts); x++ {
+		t0, t1 := ts[x], ts[x+1]
+		live = live[:0]
+		for _, r := range rs {
+			if r.start <= t0 && r.end >= t1 {
+				live = append(live, span{r.lo, r.hi})
+			}
+		}
+		slices.SortFunc(live, func(a, b span) int { return cmp64(a.lo, b.lo) })
+		var union int64
+		top := int64(-1 << 62)
+		for _, s := range live {
+			if lo := max(s.lo, top); s.hi > lo {
+				union += s.hi - lo
+			}
+			top = max(top, s.hi)
+		}
+		if union > 0 {
+			out = append(out, rect{t0, t1, 0, union})
+		}
+	}
+	return out
+}
+
+// entries returns the rectangles an item occupies relative to its offset:
+// its footprint, or its whole rectangle.
+func (it *item) entries() []rect {
+	if it.rects != nil {
+		return it.rects
+	}
+	if it.size == 0 {
+		return nil
+	}
+	return []rect{{it.start, it.end, 0, it.size}}
+}
+
+// fitCompound returns the offset of item k, which has an exact footprint:
+// every placed entry e live at the time of a rectangle r of the item
+// forbids the offsets o with [o+r.lo, o+r.hi) ∩ [e.lo, e.hi) ≠ ∅, that is
+// o ∈ [e.lo−r.hi+1, e.hi−r.lo). The free offsets are the complement of the
+// union of these intervals in [0, ∞): first-fit takes the lowest aligned
+// free offset, best-fit the lowest aligned offset of the shortest bounded
+// free interval that has one (for a plain rectangle these are exactly the
+// placer's gaps), else the lowest aligned offset above every interval.
+func (pc *placer) fitCompound(k int, firstFit bool) int64 {
+	it := &pc.its[k]
+	cp := pc.comp[k]
+	for ci := range cp.cls {
+		cp.cls[ci].last = span{1, 0}
+	}
+	pc.forb = pc.forb[:0]
+	visit := func(xs, xe int32, x span) {
+		for ci := range cp.cls {
+			c := &cp.cls[ci]
+			if !c.meets(xs, xe) {
+				continue
+			}
+			f := span{x.lo - c.hi + 1, x.hi - c.lo}
+			if f != c.last {
+				pc.forb = append(pc.forb, f)
+				c.last = f
+			}
+		}
+	}
+	s, e := pc.rs[k], pc.re[k]
+	if pc.tree != nil {
+		pc.found = pc.tree.query(s, e, pc.found[:0])
+		for _, x := range pc.found {
+			visit(pc.es[x], pc.ee[x], pc.entrySpan(x))
+		}
+	} else {
+		for _, ch := range pc.chunks {
+			if ch.minS >= e || s >= ch.maxE {
+				continue
+			}
+			for j, v := range ch.se {
+				xs, xe := int32(v>>32), int32(uint32(v))
+				if xs >= e || s >= xe {
+					continue
+				}
+				visit(xs, xe, ch.sp[j])
+			}
+		}
+	}
+	slices.SortFunc(pc.forb, func(a, b span) int { return cmp64(a.lo, b.lo) })
+	var a int64 // the lowest offset not yet known to be forbidden
+	best, bestLen := int64(-1), int64(-1)
+	for _, f := range pc.forb {
+		if f.lo > a {
+			if c := it.up(a); c < f.lo && (bestLen < 0 || f.lo-a < bestLen) {
+				if firstFit {
+					return c
+				}
+				best, bestLen = c, f.lo-a
+			}
+		}
+		a = max(a, f.hi)
+	}
+	if best >= 0 {
+		return best
+	}
+	return it.up(a)
+}
