@@ -20,10 +20,10 @@ type item struct {
 	size       int64
 	align      int64 // the offset must be ≡ phase (mod align)
 	phase      int64
-	pin        int64 // -1 when free
-	pool       int   // index into Problem.PoolList()
-	root       int   // buffer index of the root
-	pools      []int // allowed pools in order of preference (nil = any)
+	pin        int64  // -1 when free
+	pool       int    // index into Problem.PoolList()
+	root       int    // buffer index of the root
+	pools      []int  // allowed pools in order of preference (nil = any)
 	rects      []rect // exact footprint relative to the offset; nil = plain
 	load       []rect // bytes of the footprint per time interval (with rects)
 }

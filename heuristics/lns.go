@@ -92,7 +92,7 @@ func (l *LNS) plan(ctx context.Context, its []item) ([]int64, error) {
 	}
 	pc := newPlacer(its)
 	perItem := 2 * pc.work() / float64(max(n, 1)) // entries scanned per item placed
-	budget -= float64(n) * perItem              // what the start cost, roughly
+	budget -= float64(n) * perItem                // what the start cost, roughly
 	cur := slices.Clone(off)
 	curPeak := peakOf(its, cur)
 	best, bestPeak := slices.Clone(cur), curPeak
