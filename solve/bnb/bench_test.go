@@ -47,7 +47,7 @@ func BenchmarkDecideMiniMalloc(b *testing.B) {
 
 // TestDecideMiniMallocTable prints, per instance, the median of three
 // decision times at 1048576 (OPTALLOC_LONG=1 to run; OPTALLOC_THREADS,
-// OPTALLOC_ONLY=A,B to restrict).
+// OPTALLOC_RUNS, OPTALLOC_LIMIT=60s per run, OPTALLOC_ONLY=A,B to restrict).
 func TestDecideMiniMallocTable(t *testing.T) {
 	if os.Getenv("OPTALLOC_LONG") == "" {
 		t.Skip("set OPTALLOC_LONG=1 to time the MiniMalloc instances")
@@ -55,6 +55,12 @@ func TestDecideMiniMallocTable(t *testing.T) {
 	opt := Options{}
 	if v := os.Getenv("OPTALLOC_THREADS"); v != "" {
 		fmt.Sscan(v, &opt.Threads)
+	}
+	limit := 60 * time.Second
+	if v := os.Getenv("OPTALLOC_LIMIT"); v != "" {
+		d, err := time.ParseDuration(v)
+		require.NoError(t, err)
+		limit = d
 	}
 	runs := 3
 	if v := os.Getenv("OPTALLOC_RUNS"); v != "" {
@@ -70,7 +76,7 @@ func TestDecideMiniMallocTable(t *testing.T) {
 		var times, cpus []time.Duration
 		var st Stats
 		for r := 0; r < runs; r++ {
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), limit)
 			t0, c0 := time.Now(), cpuTime()
 			pl, status, s, err := Decide(ctx, p, 1048576, opt)
 			d := time.Since(t0)

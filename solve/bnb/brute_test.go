@@ -23,7 +23,9 @@ var flagSets = []struct {
 	{"no-shortcut", Options{NoUnplacedShortcut: true}},
 	{"no-components", Options{NoComponents: true}},
 	{"no-memo", Options{NoMemo: true}},
-	{"none", Options{NoSectionInference: true, NoDominance: true, NoUnplacedShortcut: true, NoComponents: true, NoMemo: true}},
+	{"no-split", Options{NoSplit: true}},
+	{"no-probe", Options{NoProbe: true}},
+	{"none", Options{NoSectionInference: true, NoDominance: true, NoUnplacedShortcut: true, NoComponents: true, NoMemo: true, NoSplit: true, NoProbe: true}},
 }
 
 // TestMinimiseMatchesBrute compares Minimise (from no incumbent) with the

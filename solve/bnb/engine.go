@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/optalloc/optalloc/model"
@@ -28,6 +30,11 @@ func prepare(p *model.Problem, opt Options) (*engine, error) {
 	}
 	if len(p.PoolList()) > 1 {
 		return nil, fmt.Errorf("bnb: %d pools: the exact engine plans a single pool", len(p.PoolList()))
+	}
+	for _, name := range opt.Orders {
+		if !slices.Contains(knownOrders, strings.TrimSuffix(name, rankSuffix)) {
+			return nil, fmt.Errorf("bnb: unknown static order %q (want one of %s, optionally with %q)", name, strings.Join(knownOrders, ", "), rankSuffix)
+		}
 	}
 	f, err := fold(p)
 	if err != nil {
@@ -141,7 +148,7 @@ func (e *engine) decide(ctx context.Context, capacity int64, st *Stats) Status {
 		st.Decisions++
 		return e.decideAll(ctx, capacity, true, 0, st)
 	}
-	for rounds := probeRounds; ; rounds++ {
+	for rounds := 1; ; rounds++ {
 		st.Decisions += 2
 		if e.decideAll(ctx, lo, true, rounds, st) == Feasible {
 			return Feasible

@@ -10,7 +10,15 @@ import (
 // The letters of the first three name their keys, all descending, in
 // priority order (MiniMalloc's preorderings): T the largest section total
 // the item spans, W its lifetime, A its area.
+//
+// A name with the suffix "-rank" (say "twa-rank") uses the same order but
+// tries the candidates of a node by rank alone (Options.RankFirst).
 var orderNames = []string{"twa", "taw", "wat", "size", "area", "random"}
+
+const rankSuffix = "-rank"
+
+// knownOrders are the order names staticOrder understands.
+var knownOrders = []string{"twa", "taw", "wat", "size", "area", "random", "length", "section", "start"}
 
 // staticOrder returns the items of c in the order named by kind; "random"
 // perturbs "twa" with the given seed, the others break ties by item index.
