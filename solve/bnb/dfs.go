@@ -241,7 +241,7 @@ func (s *searcher) branch(depth int) bool {
 		s.st.prunes[pruneDominance]++
 		return false
 	}
-	if s.fl.sections && !s.sectionFloors(gmin) {
+	if s.fl.sections && !s.sectionBounds(gmin) {
 		s.st.prunes[pruneFloor]++
 		return false
 	}
@@ -340,6 +340,12 @@ func (s *searcher) sectionFloors(gmin int64) bool {
 			}
 		}
 	}
+	return s.checkSections()
+}
+
+// checkSections applies the bounds of secMin, secMin2 and secSize.
+func (s *searcher) checkSections() bool {
+	const inf = int64(1) << 62
 	for sec, m := range s.secMin {
 		if m == inf {
 			continue
@@ -378,4 +384,94 @@ func (s *searcher) value(i int32) int64 {
 		return p
 	}
 	return s.minOff[i]
+}
+
+// sectionBounds computes the same bounds as sectionFloors in
+// O(n + capacity + sections) instead of O(total span): items are bucketed
+// by their lowest possible offset, then, lowest first, each paints the
+// sections of its span that fewer than two items have painted (a
+// union-find skips the finished ones). The first painter of a section
+// gives e1 and s1, the second e2. Above 16n units of capacity the buckets
+// would cost too much and sectionFloors runs instead.
+func (s *searcher) sectionBounds(gmin int64) bool {
+	c := s.c
+	n := int32(c.n)
+	if s.capacity > 16*int64(c.n)+1024 {
+		return s.sectionFloors(gmin)
+	}
+	if int64(len(s.bucket)) < s.capacity+1 {
+		s.bucket = make([]int32, s.capacity+1)
+		for k := range s.bucket {
+			s.bucket[k] = -1
+		}
+	}
+	lowE, highE := s.capacity+1, int64(-1)
+	for r := s.next[n]; r != n; r = s.next[r] {
+		i := s.byRank[r]
+		if s.hidden[i] {
+			continue
+		}
+		e := c.pin[i]
+		if e < 0 {
+			e = s.minOff[i]
+			if e < s.lastOff || (e == s.lastOff && r < s.lastRank) {
+				e = alignUp(s.lastOff+max(gmin, c.minConf[i]), c.align[i])
+			}
+		}
+		if e+c.size[i] > s.capacity {
+			// Clear the buckets filled so far before failing.
+			s.clearBuckets()
+			return false
+		}
+		s.effOf[i] = e
+		s.chain[i] = s.bucket[e]
+		s.bucket[e] = i
+		lowE, highE = min(lowE, e), max(highE, e)
+	}
+	nsec := int32(c.nsec)
+	for sec := int32(0); sec <= nsec; sec++ {
+		s.skip[sec] = sec
+	}
+	clear(s.painted)
+	find := func(x int32) int32 {
+		r := x
+		for s.skip[r] != r {
+			r = s.skip[r]
+		}
+		for s.skip[x] != r {
+			s.skip[x], x = r, s.skip[x]
+		}
+		return r
+	}
+	const inf = int64(1) << 62
+	for sec := range s.secMin {
+		s.secMin[sec], s.secMin2[sec] = inf, inf
+	}
+	for e := lowE; e <= highE; e++ {
+		for j := s.bucket[e]; j >= 0; j = s.chain[j] {
+			sz, hi := c.size[j], c.secHi[j]
+			for sec := find(c.secLo[j]); sec < hi; sec = find(sec + 1) {
+				if s.painted[sec] == 0 {
+					s.painted[sec] = 1
+					s.secMin[sec], s.secSize[sec] = e, sz
+				} else {
+					s.painted[sec] = 2
+					s.secMin2[sec] = e
+					s.skip[sec] = sec + 1
+				}
+			}
+		}
+		s.bucket[e] = -1
+	}
+	return s.checkSections()
+}
+
+func (s *searcher) clearBuckets() {
+	n := int32(s.c.n)
+	for r := s.next[n]; r != n; r = s.next[r] {
+		i := s.byRank[r]
+		if !s.hidden[i] && s.effOf[i] >= 0 && s.effOf[i] < int64(len(s.bucket)) {
+			s.bucket[s.effOf[i]] = -1
+		}
+	}
 }

@@ -30,6 +30,11 @@ type searcher struct {
 	secMin   []int64 // scratch: per section, lowest offset an unplaced item can take
 	secMin2  []int64 // scratch: the second lowest
 	secSize  []int64 // scratch: size of the item at secMin
+	painted  []uint8 // scratch: how many items have painted a section (0..2)
+	skip     []int32 // scratch: next section not painted twice (union-find)
+	bucket   []int32 // scratch: first item of each offset (counting sort)
+	chain    []int32 // scratch: next item in the same bucket
+	effOf    []int64 // scratch: lowest possible offset of each item
 
 	// Unplaced items in rank order, as a doubly linked list over ranks
 	// (index n is the sentinel): removal and restore are O(1).
@@ -91,6 +96,7 @@ func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 		minOff: make([]int64, n), off: make([]int64, n), placed: make([]bool, n), deg: make([]int32, n),
 		floor: make([]int64, c.nsec), unpl: make([]int64, c.nsec), secMin: make([]int64, c.nsec),
 		secMin2: make([]int64, c.nsec), secSize: make([]int64, c.nsec),
+		painted: make([]uint8, c.nsec), skip: make([]int32, c.nsec+1), chain: make([]int32, n), effOf: make([]int64, n),
 		next: make([]int32, n+1), prev: make([]int32, n+1), cands: make([][]cand, n+1),
 		hidden: make([]bool, n), byStart: make([]int32, n),
 		trail: make([]undo, 0, 4*n), stack: make([]int32, 0, n), marks: make([]int, 0, n), st: st}
