@@ -14,8 +14,11 @@
 // Planners (TFLite GPU delegate's memory_management shared-object
 // strategies, plus an exact engine): greedy_in_order, greedy_by_size,
 // greedy_by_breadth, min_cost_flow and exact (branch and bound with the
-// level bound proven in bound.go). Solve runs them and verifies the result
-// with verify.BlockCheck. NewSchedule turns a plan into a replayable
+// level bound proven in bound.go, free-gap symmetry breaking, dominance, a
+// memo of visited states and large-neighbourhood search on instances it
+// cannot finish; see exact.go). Solve runs them and verifies the result
+// with verify.BlockCheck (blocks imports verify; verify never imports
+// blocks). NewSchedule turns a plan into a replayable
 // allocation schedule (new block / take / release / retire events per time
 // step), with JSON and CSV writers and a per-model view for problems whose
 // buffer ids are qualified "model/tensor".
