@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -62,7 +63,9 @@ type Seeded interface {
 // only exceed a pool's capacity are kept but rank after plans that fit.
 // Ranking: fits capacity, then the largest pool peak, then the sum of the
 // pool peaks, then the planner's place in the list — never finishing time,
-// so the result is deterministic for a given seed. When a plan reaches
+// so the result is deterministic for a given seed. The winner's hinted
+// buffers then go to their hints where that costs nothing (HonourHints;
+// the name gets "+hints" when a buffer moved). When a plan reaches
 // LowerBound, the planners after it in the list are cancelled (those
 // before it run on, as they would win a tie). When ctx is done, the best
 // plan so far is returned if there is one.
@@ -176,7 +179,20 @@ func Portfolio(ctx context.Context, p *model.Problem, opt PortfolioOptions) (*mo
 		}
 		return nil, "", fmt.Errorf("no planner produced a plan")
 	}
-	return results[best].plan, planners[best].Name(), nil
+	plan, name := results[best].plan, planners[best].Name()
+	if moved, _ := HonourHints(p, plan); moved != plan && !samePlan(moved, plan) {
+		for _, v := range verify.Check(p, moved) {
+			if v.Kind != verify.OutOfCapacity {
+				return nil, "", fmt.Errorf("the hint pass produced an invalid plan after %s (a bug): %s", name, v)
+			}
+		}
+		plan, name = moved, name+"+hints"
+	}
+	return plan, name, nil
+}
+
+func samePlan(a, b *model.Plan) bool {
+	return slices.Equal(a.Placements, b.Placements)
 }
 
 func less3(a, b [3]int64) bool {
