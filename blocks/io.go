@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -97,10 +98,10 @@ func ReadScheduleCSV(r io.Reader, name string) ([]verify.BlockEvent, error) {
 		if err == io.EOF {
 			return out, nil
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
-			return nil, &model.InputError{File: name, Line: line, Msg: err.Error()}
+			return nil, csvReadError(name, err)
 		}
+		line, _ := cr.FieldPos(0)
 		get := func(c string) string {
 			if i, ok := col[c]; ok && i < len(rec) {
 				return strings.TrimSpace(rec[i])
@@ -201,10 +202,10 @@ func ReadPlanCSV(r io.Reader, name string, p *model.Problem) (*BlockPlan, error)
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
-			return nil, &model.InputError{File: name, Line: line, Msg: err.Error()}
+			return nil, csvReadError(name, err)
 		}
+		line, _ := cr.FieldPos(0)
 		get := func(c string) string {
 			if i := col[c]; i < len(rec) {
 				return strings.TrimSpace(rec[i])
@@ -284,4 +285,13 @@ func WriteResultJSON(w io.Writer, p *model.Problem, r *Result) error {
 func (r *Result) Summary() string {
 	return fmt.Sprintf("total_bytes=%d lower_bound=%d gap=%.2f%% blocks=%d min_blocks=%d status=%s method=%s time=%.3fs",
 		r.TotalBytes, r.LowerBound, 100*r.Gap(), r.BlocksUsed, r.MinBlocks, r.Status, r.Method, r.Elapsed.Seconds())
+}
+
+// csvReadError turns a CSV read error into a file:line InputError.
+func csvReadError(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &model.InputError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
+	}
+	return &model.InputError{File: name, Msg: err.Error()}
 }
