@@ -202,3 +202,45 @@ func TestBlockCheckScheduleRules(t *testing.T) {
 		})
 	}
 }
+
+// FuzzBlockCheck builds an arbitrary (often invalid) problem, plan and
+// schedule from bytes: the block checks must never panic.
+func FuzzBlockCheck(f *testing.F) {
+	f.Add([]byte{3, 0, 2, 8, 1, 1, 3, 4, 0, 2, 4, 6, 1})
+	f.Add([]byte{255, 0, 0, 0, 255, 254, 1, 2, 3})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		next := func() int {
+			if len(data) == 0 {
+				return 0
+			}
+			v := int(int8(data[0]))
+			data = data[1:]
+			return v
+		}
+		n := next()&7 + 1
+		p := &model.Problem{}
+		for i := 0; i < n; i++ {
+			b := model.Buffer{ID: fmt.Sprint(i), Start: int64(next()), End: int64(next()), Size: int64(next())}
+			if a := next(); a > 0 {
+				b.Alias = &model.Alias{Parent: fmt.Sprint(a % (n + 1)), Delta: int64(next())}
+			}
+			p.Buffers = append(p.Buffers, b)
+		}
+		sizes := make([]int64, next()&3)
+		for k := range sizes {
+			sizes[k] = int64(next())
+		}
+		assign := make([]int, n-next()&1)
+		for i := range assign {
+			assign[i] = next() % 4
+		}
+		_ = verify.BlockCheck(p, sizes, assign)
+		ops := []string{"new", "take", "release", "retire", "bogus"}
+		var ev []verify.BlockEvent
+		for len(data) > 0 {
+			ev = append(ev, verify.BlockEvent{Time: int64(next()), Op: ops[(next()&255)%len(ops)], Block: next() % 4,
+				Buffer: fmt.Sprint(next() % (n + 1)), Size: int64(next()), Offset: int64(next())})
+		}
+		_ = verify.BlockCheckSchedule(p, sizes, assign, ev)
+	})
+}
