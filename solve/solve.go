@@ -79,6 +79,7 @@ func Solve(ctx context.Context, p *model.Problem, opt Options) (*Result, error) 
 	if err := s.solveTiers(ctx); err != nil {
 		return nil, err
 	}
+	s.timedOut = ctx.Err() != nil
 	s.finish()
 	if s.res.Plan != nil && s.res.Status != Infeasible {
 		s.res.Status = s.tierStatus
@@ -110,6 +111,8 @@ type solver struct {
 	tierStatus Status
 	// refutedBy names the engine that proved nothing fits the capacity.
 	refutedBy string
+	// timedOut is set when the context ended during the solve.
+	timedOut bool
 	// quick runs only quickPlanner (fit tests while splitting pools).
 	quick bool
 }
@@ -148,6 +151,7 @@ func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 	if err := s.fillScratch(); err != nil {
 		return nil, err
 	}
+	s.timedOut = ctx.Err() != nil
 	s.finish()
 	return s.res, nil
 }
@@ -178,10 +182,12 @@ func (s *solver) runHeuristics(ctx context.Context) error {
 			names = []string{s.opt.Method}
 		}
 	}
-	if s.opt.Method == "auto" || s.opt.Method == "exact" {
+	if (s.opt.Method == "auto" || s.opt.Method == "exact") && s.opt.Threads != 1 {
 		// The exact engines need most of the time: the portfolio gets at
 		// most a fifth of what is left (its improvement passes stop at
-		// their work budgets, at the lower bound, or here).
+		// their work budgets, at the lower bound, or here). With one
+		// thread the portfolio runs to its work budgets, so that the result
+		// does not depend on the machine's speed.
 		if dl, ok := ctx.Deadline(); ok {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/heuristicShare)
@@ -273,6 +279,8 @@ func (s *solver) finish() {
 		c = pools[0].Capacity
 	}
 	switch {
+	case r.Plan == nil && r.Reason != "":
+		// decided earlier (pins, pools), with its reason
 	case c > 0 && r.LowerBound > c:
 		r.Status, r.Plan = Infeasible, nil
 		r.Reason = fmt.Sprintf("max-live %d exceeds the capacity %d", r.LowerBound, c)
@@ -283,8 +291,10 @@ func (s *solver) finish() {
 	case r.Plan == nil && s.overCapacity < math.MaxInt64:
 		r.Peak = s.overCapacity
 		r.Status, r.Reason = Unknown, fmt.Sprintf("the best plan found needs %d bytes, above the capacity; no refutation was found", r.Peak)
+	case r.Plan == nil && s.timedOut:
+		r.Status, r.Reason = Unknown, "the time limit ran out before a plan was found"
 	case r.Plan == nil:
-		r.Status, r.Reason = Unknown, "no plan was found in time"
+		r.Status, r.Reason = Unknown, "no engine found a plan (see the engine statistics with --json)"
 	case r.Peak <= r.LowerBound:
 		r.Status = Optimal
 	default:

@@ -3,6 +3,7 @@ package solve
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -118,6 +119,13 @@ func (s *solver) solveTiers(ctx context.Context) error {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return pools[order[a]].Rank < pools[order[b]].Rank })
+	if total, bounded := totalCapacity(pools); bounded {
+		if ml := p.ComputeSweep().MaxLive; ml > total {
+			s.res.Status, s.res.LowerBound = Infeasible, ml
+			s.res.Reason = fmt.Sprintf("max-live %d exceeds the %d bytes of all pools together", ml, total)
+			return nil
+		}
+	}
 	left := groupsOf(p)
 	assigned := make([][]*group, len(pools))
 	// Pinned groups go to their first allowed pool (in the buffer's order).
@@ -159,6 +167,18 @@ func (s *solver) solveTiers(ctx context.Context) error {
 		return nil
 	}
 	return s.solvePools(ctx, pools, assigned)
+}
+
+// totalCapacity adds the pools' capacities (saturating); bounded is false
+// when some pool is unbounded.
+func totalCapacity(pools []model.Pool) (total int64, bounded bool) {
+	for _, q := range pools {
+		if q.Capacity == 0 {
+			return 0, false
+		}
+		total = min(total+q.Capacity, math.MaxInt64/2)
+	}
+	return total, true
 }
 
 func firstAllowed(p *model.Problem, g *group) int {

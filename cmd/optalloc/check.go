@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -129,6 +130,11 @@ func readBaseline(path string) (*baselineFile, error) {
 	if b.Instances == nil {
 		return nil, &model.InputError{File: path, Msg: `baseline: no "instances" object`}
 	}
+	for key, e := range b.Instances {
+		if e.Peak < 0 {
+			return nil, &model.InputError{File: path, Msg: fmt.Sprintf("baseline: instance %q has peak %d; a peak is >= 0", key, e.Peak)}
+		}
+	}
 	return &b, nil
 }
 
@@ -157,8 +163,8 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return usageErr("want at least one INPUT (see 'optalloc help check')")
 	case basePath == "" && writePath == "":
 		return usageErr("want --baseline FILE (or --write-baseline FILE to create one)")
-	case tol < 0:
-		return usageErr("--tolerance must not be negative")
+	case tol < 0 || math.IsNaN(tol) || math.IsInf(tol, 0):
+		return usageErr("--tolerance must be a finite percentage >= 0")
 	case limit < 0 || threads < 0:
 		return usageErr("--time-limit and --threads must not be negative")
 	case writePath == "-":

@@ -40,6 +40,11 @@ func writeOutput(e *env, path string, write func(io.Writer) error) error {
 	if err := checkWritable(path); err != nil {
 		return err
 	}
+	for _, st := range e.staged {
+		if st.path == path {
+			return usageErr("two outputs name the same file %s", path)
+		}
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return usageErr("cannot write %s: %v", path, unwrapErr(err))
@@ -87,10 +92,19 @@ func (e *env) abort() {
 // written: a missing or unwritable folder, or a folder in the path's place.
 // Commands call it before long work so that a typo does not cost a solve.
 func checkWritable(paths ...string) error {
+	seen := map[string]bool{}
 	for _, path := range paths {
 		if path == "" || path == "-" {
 			continue
 		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			abs = filepath.Clean(path)
+		}
+		if seen[abs] {
+			return usageErr("two outputs name the same file %s", path)
+		}
+		seen[abs] = true
 		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 			return usageErr("cannot write %s: it is a directory", path)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -127,6 +128,9 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err := checkWritable(out, svg, html); err != nil {
 		return err
 	}
+	if err := notInput(args[0], out, svg, html); err != nil {
+		return err
+	}
 	p, err := loadProblem(e, args[0])
 	if err != nil {
 		return err
@@ -196,6 +200,20 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	switch res.Status {
 	case solve.Infeasible, solve.Unknown:
 		return &exitError{code: 1, msg: string(res.Status) + ": " + res.Reason}
+	}
+	return nil
+}
+
+// notInput refuses outputs that would overwrite the input file.
+func notInput(input string, outputs ...string) error {
+	in, err := filepath.Abs(input)
+	if input == "-" || err != nil {
+		return nil
+	}
+	for _, o := range outputs {
+		if a, err := filepath.Abs(o); err == nil && o != "" && o != "-" && a == in {
+			return usageErr("the output %s would overwrite the input", o)
+		}
 	}
 	return nil
 }

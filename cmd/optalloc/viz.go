@@ -223,5 +223,11 @@ func planFromJSON(data []byte, name string) (*model.Problem, *model.Plan, error)
 		p.Buffers = append(p.Buffers, model.Buffer{ID: q.ID, Start: q.Start, End: q.End, Size: q.Size})
 		plan.Placements = append(plan.Placements, model.Placement{Offset: q.Offset, Pool: k, Size: q.Size})
 	}
+	if len(p.Buffers) == 0 {
+		return nil, nil, &model.InputError{File: name, Msg: "plan: no buffers (an empty placements list)"}
+	}
+	if err := p.Validate(); err != nil {
+		return nil, nil, err
+	}
 	return p, plan, nil
 }

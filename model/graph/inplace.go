@@ -148,11 +148,11 @@ func (b *builder) axisOf(mi *minfo, o *Op, rank int, def int) (int, error) {
 	if o.Axis != nil {
 		a = *o.Axis
 	}
+	if a < -rank || a >= rank {
+		return 0, b.errf(o.Line, "%s: axis %d is out of range for rank %d", b.opWhere(mi, o), a, rank)
+	}
 	if a < 0 {
 		a += rank
-	}
-	if a < 0 || a >= rank {
-		return 0, b.errf(o.Line, "%s: axis %d is out of range for rank %d", b.opWhere(mi, o), a, rank)
 	}
 	return a, nil
 }
@@ -364,7 +364,7 @@ func (b *builder) slice(mi *minfo, i int) error {
 	}
 	cut := -1
 	for d := range rank {
-		if o.Begin[d] < 0 || o.Begin[d]+to.t.Shape[d] > ti.t.Shape[d] {
+		if o.Begin[d] < 0 || o.Begin[d] > ti.t.Shape[d]-to.t.Shape[d] { // no overflow: shapes are small
 			return b.errf(o.Line, "%s: begin %v with output shape %v does not fit in input shape %v", b.opWhere(mi, o), o.Begin, to.t.Shape, ti.t.Shape)
 		}
 		if to.t.Shape[d] != ti.t.Shape[d] {
