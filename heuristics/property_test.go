@@ -12,8 +12,9 @@ import (
 )
 
 // randomProblem builds a valid random instance with alignments, pins (laid
-// out so that they never collide), alias groups with deltas, gaps, elastic
-// scratch and, sometimes, two pools.
+// out so that they never collide), alias chains with deltas (members with
+// gaps too), gaps (absent and partial windows), elastic scratch and,
+// sometimes, two pools.
 func randomProblem(r *rand.Rand, n int) *model.Problem {
 	p := &model.Problem{Name: "random"}
 	twoPools := r.IntN(4) == 0
@@ -56,12 +57,19 @@ func randomProblem(r *rand.Rand, n int) *model.Problem {
 					b.Align = []int64{2, 4}[r.IntN(2)]
 				}
 				b.Alias = &model.Alias{Parent: par.ID, Delta: d}
+				if b.End-b.Start >= 3 && r.IntN(3) == 0 {
+					// a gapped member: the group's footprint has holes
+					b.Gaps = []model.Gap{{Start: b.Start + 1, End: b.Start + 2, Window: b.Size > 1, Lo: 0, Hi: b.Size / 2}}
+				}
 			}
 		case x == 2:
 			b.Kind = model.Scratch
 			b.MaxSize = b.Size + int64(r.IntN(30))
 		case x == 3 && b.End-b.Start >= 3:
 			b.Gaps = []model.Gap{{Start: b.Start + 1, End: b.Start + 2}}
+			if b.Size > 2 && r.IntN(2) == 0 {
+				b.Gaps[0].Window, b.Gaps[0].Lo, b.Gaps[0].Hi = true, 1, b.Size-1
+			}
 		}
 		p.Buffers = append(p.Buffers, b)
 	}
