@@ -20,8 +20,11 @@ func init() {
 // a combination, see Order) and each goes into the smallest gap between
 // already placed, time-conflicting items that holds it, or on top of them
 // when no gap does. With FirstFit it goes into the lowest such gap instead.
-// Pinned items are placed first, at their pins. Alias groups are placed as
-// one item; MiniMalloc gaps are ignored (whole rectangles, conservative).
+// Pinned items are placed first, at their pins. An alias group is placed
+// as one item; groups and buffers with MiniMalloc gaps are placed by their
+// exact footprint (members at their deltas, gaps honoured): the offsets
+// they may take are those where none of their rectangles meets a placed
+// rectangle live at the same time.
 // Each pool's buffers are planned apart.
 //
 // Its names are "greedy-ORDER" and "firstfit-ORDER"; "greedy-size" is the

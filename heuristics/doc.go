@@ -22,12 +22,27 @@
 // that verify.Check accepts. FillScratch (seed 004) re-places scratch
 // buffers into the gaps of any plan, granting elastic scratch extra bytes.
 //
-// Common rules: pinned buffers are placed first at their pins; alias
-// groups are placed as one item (the root's bytes over the union of the
-// members' lifetimes, offsets solving every member's alignment); offsets
-// are rounded up to the buffer's and the pool's alignment; MiniMalloc gaps
-// are ignored (every buffer occupies its whole rectangle: conservative,
-// always valid); elastic buffers get their minimum size (FillScratch grants
-// more). Planners other than freelist put every buffer in its first allowed
-// pool and plan each pool apart. Every planner is deterministic.
+// Common rules: pinned buffers are placed first at their pins; offsets
+// are rounded up to the buffer's and the pool's alignment (an alias
+// group's root offset solves every member's alignment); elastic buffers get
+// their minimum size (FillScratch grants more). Planners other than
+// freelist put every buffer in its first allowed pool and plan each pool
+// apart. Every planner is deterministic.
+//
+// Exact occupancy: the planners built on the shared placer (greedy-*,
+// firstfit-*, strip-*, hillclimb, lns) place an alias group or a buffer
+// with MiniMalloc gaps by its exact footprint — the root's and every
+// member's rectangles at their deltas, nothing in an absent gap window and
+// only [Lo, Hi) in a partial one — so other buffers may use the bytes the
+// group does not occupy at a time (a concat output before it is born, a
+// view outliving its input, a buffer's absent window). Plain buffers stay
+// on the fast path. skyline, skyline-random and freelist still reserve an
+// item's bounding rectangle (the root's bytes over the union of the
+// members' lifetimes), and FillScratch treats the other buffers as whole
+// rectangles: conservative, always valid. BoundingRectangles(ctx) makes
+// every planner use bounding rectangles (for measurements).
+//
+// Hints: HonourHints moves hinted alias roots of a plan to their hint when
+// that is free for their whole footprint, aligned, within capacity and
+// under the pool's peak; Portfolio applies it to its winner.
 package heuristics

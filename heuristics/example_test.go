@@ -84,3 +84,39 @@ func ExampleFreeList() {
 	// Output:
 	// w at 3 peak 13
 }
+
+func ExampleHonourHints() {
+	// c would like offset 10: it is free while c lives (b has died) and
+	// c still ends under the peak, so the hint costs nothing.
+	hint := int64(10)
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "a", Start: 0, End: 4, Size: 8},
+		{ID: "b", Start: 0, End: 2, Size: 4},
+		{ID: "c", Start: 2, End: 4, Size: 2, Hint: &hint},
+	}}
+	plan, _ := (&heuristics.BestFit{Order: "size"}).Plan(context.Background(), p)
+	fmt.Println("c at", plan.Placements[2].Offset, "peak", plan.Peak(p))
+	moved, honoured := heuristics.HonourHints(p, plan)
+	fmt.Println("c at", moved.Placements[2].Offset, "peak", moved.Peak(p), "hints honoured", honoured)
+	// Output:
+	// c at 8 peak 12
+	// c at 10 peak 12 hints honoured 1
+}
+
+func ExampleBoundingRectangles() {
+	// y is a view of the upper half of x that outlives x: after time 3 the
+	// group only uses bytes [4, 8), and z takes [0, 4).
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "x", Start: 0, End: 3, Size: 8},
+		{ID: "y", Start: 2, End: 8, Size: 4, Alias: &model.Alias{Parent: "x", Delta: 4}},
+		{ID: "z", Start: 4, End: 8, Size: 4},
+	}}
+	g := &heuristics.BestFit{Order: "size"}
+	exact, _ := g.Plan(context.Background(), p)
+	old, _ := g.Plan(heuristics.BoundingRectangles(context.Background()), p)
+	fmt.Println("exact footprints: z at", exact.Placements[2].Offset, "peak", exact.Peak(p))
+	fmt.Println("bounding rectangles: z at", old.Placements[2].Offset, "peak", old.Peak(p))
+	// Output:
+	// exact footprints: z at 0 peak 8
+	// bounding rectangles: z at 8 peak 12
+}

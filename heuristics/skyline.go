@@ -17,7 +17,9 @@ func init() {
 // relative to its own area — measured much worse, kept as a knob), ties
 // going to the larger area; the skyline rises to the item's top over its
 // lifetime. Holes under the skyline are never reused, so the plan is a
-// stack; it is strong where lifetimes nest (accelerator traces). It costs
+// stack; it is strong where lifetimes nest (accelerator traces). An alias
+// group or a gapped buffer counts as its bounding rectangle (the skyline
+// planners do not use exact footprints). It costs
 // O(n²) (O(n · Σ lifetime ranks) with Waste); above MaxWork (default 1e7,
 // about 3 000 items) it falls back to greedy-size.
 type Skyline struct {
