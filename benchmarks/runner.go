@@ -45,6 +45,9 @@ type Config struct {
 	// the run then carries ErrOverrun and its goroutine is abandoned. 0
 	// means 2·TimeLimit + 10s when TimeLimit > 0, else no limit.
 	HardLimit time.Duration
+	// Layout is "offsets" (default) or "blocks" (blocks.Solve; Methods are
+	// then block methods, see BlockMethods).
+	Layout string
 	// OnRun, when set, is called after each solve (from worker goroutines,
 	// one call at a time).
 	OnRun func(instance string, r MethodRun)
@@ -205,6 +208,11 @@ func solveOne(ctx context.Context, p *model.Problem, method string, cfg Config, 
 	}
 	done := make(chan outcome, 1)
 	go func() {
+		if cfg.Layout == "blocks" {
+			r, err := solveBlocks(ctx, p, method, cfg)
+			done <- outcome{r, err}
+			return
+		}
 		r, err := solve.Solve(ctx, p, solve.Options{Method: method, TimeLimit: cfg.TimeLimit, Threads: threads, Seed: cfg.Seed})
 		done <- outcome{r, err}
 	}()

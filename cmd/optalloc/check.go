@@ -57,7 +57,8 @@ result depends on the machine's speed: gate them with a --tolerance.
 			fs.String("baseline", "", "baseline JSON to compare with")
 			fs.Float64("tolerance", 0, "allowed peak increase in percent")
 			fs.String("write-baseline", "", "write this run's results as a baseline JSON file")
-			fs.String("method", "", "method to plan with (default: the baseline's, else greedy-size)")
+			fs.String("method", "", "method to plan with (default: the baseline's, else greedy-size; with --layout blocks, greedy_by_size)")
+			layoutFlags(fs, false)
 			fs.Duration("time-limit", 10*time.Second, "time limit of each solve")
 			fs.Int("threads", 0, "inputs solved at the same time (0 = all cores)")
 			fs.Int64("seed", 1, "seed passed to every solve")
@@ -186,7 +187,18 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 			method = base.Method
 		}
 	}
-	if err := benchmarks.CheckMethods([]string{method}); err != nil {
+	layout, err := layoutOf(fs)
+	if err != nil {
+		return err
+	}
+	if layout == "blocks" {
+		if method == defaultCheckMethod() && (base == nil || base.Method == "") {
+			method = "greedy_by_size" // deterministic and fast, like greedy-size for offsets
+		}
+		if _, err := blockMethods([]string{method}); err != nil {
+			return usageErr("--method: %v", err)
+		}
+	} else if err := benchmarks.CheckMethods([]string{method}); err != nil {
 		return usageErr("--method: %v", err)
 	}
 	if base != nil && base.Method != "" && base.Method != method && !quiet {
@@ -196,7 +208,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := benchmarks.Config{Methods: []string{method}, TimeLimit: limit, Workers: threads, Seed: seed}
+	cfg := benchmarks.Config{Methods: []string{method}, TimeLimit: limit, Workers: threads, Seed: seed, Layout: layout}
 	results := runWithBar(ctx, e, insts, cfg, quiet)
 	if err := ctx.Err(); err != nil {
 		return failure("interrupted: %v", err)

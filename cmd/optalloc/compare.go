@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,7 @@ each other: use --threads 1 for timings.
 Exit 1 when a method failed or produced an invalid plan on some input.`,
 		flags: func(fs *pflag.FlagSet) {
 			fs.StringSlice("methods", nil, "comma-separated methods (default: every planner, then auto; 'all' = planners, auto, heuristic, exact)")
+			layoutFlags(fs, false)
 			fs.Duration("time-limit", 10*time.Second, "time limit of each solve")
 			fs.String("format", "md", "table format: md (markdown) or csv")
 			fs.Bool("json", false, "print the results as JSON instead of a table")
@@ -79,6 +81,20 @@ type compareRunJSON struct {
 	Valid      bool     `json:"valid"`
 	Best       bool     `json:"best"`
 	Error      string   `json:"error,omitempty"`
+}
+
+// blockMethods checks --methods for --layout blocks (default: all of them).
+func blockMethods(ms []string) ([]string, error) {
+	known := benchmarks.BlockMethods()
+	if len(ms) == 0 || len(ms) == 1 && ms[0] == "all" {
+		return known, nil
+	}
+	for _, m := range ms {
+		if !slices.Contains(known, m) {
+			return nil, fmt.Errorf("unknown block method %q (want %s)", m, strings.Join(known, ", "))
+		}
+	}
+	return ms, nil
 }
 
 // parseMethods expands the --methods flag and checks every name.
@@ -184,7 +200,16 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	threads, _ := fs.GetInt("threads")
 	seed, _ := fs.GetInt64("seed")
 	quiet, _ := fs.GetBool("quiet")
-	methods, err := parseMethods(ms)
+	layout, err := layoutOf(fs)
+	if err != nil {
+		return err
+	}
+	var methods []string
+	if layout == "blocks" {
+		methods, err = blockMethods(ms)
+	} else {
+		methods, err = parseMethods(ms)
+	}
 	if err != nil {
 		return usageErr("--methods: %v", err)
 	}
@@ -198,7 +223,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := benchmarks.Config{Methods: methods, TimeLimit: limit, Workers: threads, Seed: seed}
+	cfg := benchmarks.Config{Methods: methods, TimeLimit: limit, Workers: threads, Seed: seed, Layout: layout}
 	results := runWithBar(ctx, e, insts, cfg, quiet)
 	if asJSON {
 		err = writeJSON(e.stdout, compareToJSON(results, methods, limit))

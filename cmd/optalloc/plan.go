@@ -32,7 +32,14 @@ fits (exit 1), status=unknown when time ran out first (exit 1).
 
 The summary line goes to stderr:
   peak=N lower_bound=N gap=P% status=S method=M time=Ds
---json prints the same (and engine statistics) as JSON on stdout.`,
+--json prints the same (and engine statistics) as JSON on stdout.
+
+--layout blocks plans whole reusable blocks instead of offsets (GPU textures,
+runtime buffer pools): every buffer gets a block, buffers sharing a block are
+never live together, and the total block bytes are minimised. Its summary is
+  total_bytes=N lower_bound=N gap=P% blocks=N min_blocks=N status=S method=M time=Ds
+Methods: auto (= exact), greedy_in_order, greedy_by_size, greedy_by_breadth,
+min_cost_flow. --schedule F writes the replayable allocation schedule.`,
 		flags: planFlags,
 		run:   runPlan,
 	})
@@ -51,6 +58,7 @@ func planFlags(fs *pflag.FlagSet) {
 	fs.BoolP("quiet", "q", false, "no progress and no summary line")
 	fs.Int("threads", 0, "concurrent workers (0 = all cores)")
 	fs.Int64("seed", 1, "seed for randomised planners: same input, flags and seed give the same plan")
+	layoutFlags(fs, true)
 	for _, f := range pruneFlags {
 		fs.Bool(f.name, false, f.usage)
 	}
@@ -137,6 +145,14 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	}
 	if err := applyPools(e, p, args[0]); err != nil {
 		return err
+	}
+	if layout, err := layoutOf(fs); err != nil {
+		return err
+	} else if layout == "blocks" {
+		if svg != "" || html != "" {
+			return usageErr("--svg and --html draw offset plans; not available with --layout blocks")
+		}
+		return planBlocks(ctx, e, args[0], p)
 	}
 	stopProgress := func() {}
 	opt := solve.Options{Method: method, Capacity: capacity, TimeLimit: limit, Threads: threads, Seed: seed}

@@ -24,6 +24,7 @@ The checker shares no code with the planners.`,
 			fs.Var(new(byteSize), "capacity", "also require every buffer to end within this many bytes (first pool)")
 			fs.Bool("json", false, "print the result as JSON on stdout")
 			fs.Int("max", 50, "list at most this many violations (0 = all)")
+			layoutFlags(fs, false)
 		},
 		run: runVerify,
 	})
@@ -58,6 +59,11 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		return &model.InputError{File: args[1], Msg: "cannot open: " + err.Error()}
 	}
 	defer f.Close()
+	if layout, err := layoutOf(e.flags); err != nil {
+		return err
+	} else if layout == "blocks" {
+		return verifyBlocks(e, p, args[1], f)
+	}
 	plan, err := model.ReadPlan(f, args[1], p)
 	if err != nil {
 		return err
