@@ -73,17 +73,17 @@ func (in *instance) footprint(k int) {
 		return
 	}
 	if len(rs) == 0 { // nothing occupies memory: a zero-byte item
-		it.rects, it.load = []rect{}, []rect{}
+		it.fp = &shape{rects: []rect{}, load: []rect{}}
 		return
 	}
-	it.rects = rs
+	it.fp = &shape{rects: rs}
 	if len(ms) == 0 { // one gapped buffer: its rectangles are disjoint in time
 		for _, r := range rs {
-			it.load = append(it.load, rect{r.start, r.end, 0, r.hi - r.lo})
+			it.fp.load = append(it.fp.load, rect{r.start, r.end, 0, r.hi - r.lo})
 		}
 		return
 	}
-	it.load = unionLoad(rs)
+	it.fp.load = unionLoad(rs)
 }
 
 // unionLoad returns, for every elementary interval of the rectangles, the
@@ -124,8 +124,8 @@ func unionLoad(rs []rect) []rect {
 // entries returns the rectangles an item occupies relative to its offset:
 // its footprint, or its whole rectangle.
 func (it *item) entries() []rect {
-	if it.rects != nil {
-		return it.rects
+	if it.fp != nil {
+		return it.fp.rects
 	}
 	if it.size == 0 {
 		return nil

@@ -10,7 +10,7 @@ import (
 
 // item is what a heuristic places: a buffer, or an alias group folded into
 // its root (the group spans the union of its members' lifetimes and the
-// root's bytes). Its footprint is exact: rects lists the rectangles its
+// root's bytes). Its footprint is exact: fp lists the rectangles its
 // root and members occupy (members at their deltas, MiniMalloc gaps
 // honoured), or is nil when the item is the plain rectangle [start, end) ×
 // [offset, offset+size) — the common case, which the placer treats on a
@@ -24,8 +24,14 @@ type item struct {
 	pool       int    // index into Problem.PoolList()
 	root       int    // buffer index of the root
 	pools      []int  // allowed pools in order of preference (nil = any)
-	rects      []rect // exact footprint relative to the offset; nil = plain
-	load       []rect // bytes of the footprint per time interval (with rects)
+	fp         *shape // exact footprint; nil = a plain rectangle
+}
+
+// shape is the exact footprint of an item that is not a plain rectangle
+// (behind a pointer: plain items, the vast majority, pay 8 bytes for it).
+type shape struct {
+	rects []rect // rectangles relative to the item's offset
+	load  []rect // bytes of the footprint per time interval
 }
 
 // up returns the smallest offset ≥ v that honours the item's alignment.
@@ -323,8 +329,8 @@ func maxLive(its []item) int64 {
 	type ev struct{ t, d int64 }
 	evs := make([]ev, 0, 2*len(its))
 	for k := range its {
-		if its[k].load != nil {
-			for _, r := range its[k].load {
+		if its[k].fp != nil {
+			for _, r := range its[k].fp.load {
 				evs = append(evs, ev{r.start, r.hi}, ev{r.end, -r.hi})
 			}
 		} else if its[k].size > 0 {

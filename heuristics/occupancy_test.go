@@ -147,9 +147,10 @@ func TestFitCompoundBruteForce(t *testing.T) {
 			s := int64(r.IntN(12))
 			its[k] = item{start: s, end: s + 1 + int64(r.IntN(8)), size: 1 + int64(r.IntN(10)), align: int64(1 + r.IntN(3)), pin: -1}
 			if r.IntN(2) == 0 {
-				its[k].rects = randomRects(its[k].start, its[k].end, its[k].size)
-				its[k].start, its[k].end = its[k].rects[0].start, its[k].rects[0].end
-				for _, x := range its[k].rects {
+				rs := randomRects(its[k].start, its[k].end, its[k].size)
+				its[k].fp = &shape{rects: rs}
+				its[k].start, its[k].end = rs[0].start, rs[0].end
+				for _, x := range rs {
 					its[k].start, its[k].end = min(its[k].start, x.start), max(its[k].end, x.end)
 				}
 			}

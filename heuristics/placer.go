@@ -84,7 +84,7 @@ func newPlacer(its []item) *placer {
 	pc := &placer{its: its, off: make([]int64, len(its)), placed: make([]bool, len(its))}
 	plain := true
 	for k := range its {
-		if its[k].rects != nil {
+		if its[k].fp != nil {
 			plain = false
 			break
 		}
@@ -140,7 +140,7 @@ func (pc *placer) entryRanks() {
 	pc.comp = make([]*compound, len(its))
 	for k := range its {
 		pc.rs[k], pc.re[k] = rank(its[k].start), rank(its[k].end)
-		if its[k].rects == nil {
+		if its[k].fp == nil {
 			continue
 		}
 		cp := &compound{}
