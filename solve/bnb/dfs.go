@@ -386,13 +386,13 @@ func (s *searcher) value(i int32) int64 {
 	return s.minOff[i]
 }
 
-// sectionBounds computes the same bounds as sectionFloors in
+// sectionBounds computes the bounds of sectionFloors, and more, in
 // O(n + capacity + sections) instead of O(total span): items are bucketed
 // by their lowest possible offset, then, lowest first, each paints the
-// sections of its span that fewer than two items have painted (a
-// union-find skips the finished ones). The first painter of a section
-// gives e1 and s1, the second e2. Above 16n units of capacity the buckets
-// would cost too much and sectionFloors runs instead.
+// sections of its span that fewer than paintLevels items have painted (a
+// union-find skips the finished ones), checking that its offset plus the
+// section's unplaced total not yet painted fits. Above 16n units of
+// capacity the buckets would cost too much and sectionFloors runs instead.
 func (s *searcher) sectionBounds(gmin int64) bool {
 	c := s.c
 	n := int32(c.n)
@@ -443,28 +443,34 @@ func (s *searcher) sectionBounds(gmin int64) bool {
 		}
 		return r
 	}
-	const inf = int64(1) << 62
-	for sec := range s.secMin {
-		s.secMin[sec], s.secMin2[sec] = inf, inf
-	}
+	clear(s.secSize)
 	for e := lowE; e <= highE; e++ {
 		for j := s.bucket[e]; j >= 0; j = s.chain[j] {
 			sz, hi := c.size[j], c.secHi[j]
 			for sec := find(c.secLo[j]); sec < hi; sec = find(sec + 1) {
-				if s.painted[sec] == 0 {
-					s.painted[sec] = 1
-					s.secMin[sec], s.secSize[sec] = e, sz
-				} else {
-					s.painted[sec] = 2
-					s.secMin2[sec] = e
+				// Every unplaced item of the section not painted yet
+				// lies at or above e.
+				if e+s.unpl[sec]-s.secSize[sec] > s.capacity {
+					for x := e; x <= highE; x++ {
+						s.bucket[x] = -1
+					}
+					return false
+				}
+				s.secSize[sec] += sz
+				if s.painted[sec]++; s.painted[sec] == paintLevels {
 					s.skip[sec] = sec + 1
 				}
 			}
 		}
 		s.bucket[e] = -1
 	}
-	return s.checkSections()
+	return true
 }
+
+// paintLevels is how many of the lowest items of a section sectionBounds
+// uses: with e_k the k-th lowest possible offset and S_k the sizes of the
+// k−1 items below, e_k + total − S_k must fit under the capacity.
+const paintLevels = 6
 
 func (s *searcher) clearBuckets() {
 	n := int32(s.c.n)
