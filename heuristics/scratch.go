@@ -35,9 +35,10 @@ type ScratchOptions struct {
 //  3. only a buffer that fits no gap grows the arena: it goes on top of
 //     the buffers it meets in time.
 //
-// Every buffer stays in its pool. Gaps are computed on whole rectangles
-// (MiniMalloc gaps of the other buffers are not used: conservative). The
-// input plan is not modified.
+// Every buffer stays in its pool. The other buffers occupy their exact
+// footprint (MiniMalloc gaps honoured: a scratch buffer may go into another
+// buffer's absent window); scratch buffers with gaps of their own are not
+// moved. The input plan is not modified.
 func FillScratch(p *model.Problem, pl *model.Plan, opt ScratchOptions) (*model.Plan, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -67,7 +68,7 @@ func FillScratch(p *model.Problem, pl *model.Plan, opt ScratchOptions) (*model.P
 			}
 			bufs = append(bufs, i)
 			b := &p.Buffers[i]
-			if b.Kind == model.Scratch && b.Pin == nil && !inGroup[i] {
+			if b.Kind == model.Scratch && b.Pin == nil && !inGroup[i] && len(b.Gaps) == 0 {
 				scratch = append(scratch, i)
 			}
 		}
@@ -80,10 +81,16 @@ func FillScratch(p *model.Problem, pl *model.Plan, opt ScratchOptions) (*model.P
 
 // scratchPool is the state of FillScratch in one pool.
 type scratchPool struct {
-	p     *model.Problem
-	out   *model.Plan
-	bufs  []int // problem indices; position = index in its/tree
+	p    *model.Problem
+	out  *model.Plan
+	bufs []int // problem indices; position = index in its/tree
+	// its holds one item per buffer of bufs, then one per rectangle of
+	// the buffers with gaps (owner and lo give their buffer's position and
+	// their bytes relative to its offset); a gapped buffer is in the tree
+	// by its rectangles only.
 	its   []item
+	owner []int
+	lo    []int64
 	rs    []int32
 	re    []int32
 	tree  *itree
@@ -105,13 +112,29 @@ func fillPool(p *model.Problem, out *model.Plan, bufs, scratch []int, poolAlign 
 		sp.its = append(sp.its, item{start: b.Start, end: b.End, size: out.Placements[i].Size,
 			align: lcm(b.Alignment(), poolAlign), pin: -1, root: i})
 	}
+	for x, i := range bufs {
+		if len(p.Buffers[i].Gaps) == 0 || isScratch[i] {
+			continue
+		}
+		c := p.Buffers[i]
+		c.Size = out.Placements[i].Size
+		for _, r := range bufferRects(&c, 0, nil) {
+			sp.its = append(sp.its, item{start: r.start, end: r.end, size: r.hi - r.lo, align: 1, pin: -1, root: i})
+			sp.owner, sp.lo = append(sp.owner, x), append(sp.lo, r.lo)
+		}
+	}
 	sp.rs, sp.re = timeRanks(sp.its)
 	sp.tree = newITree(sp.rs, sp.re)
 	for x, i := range bufs {
 		if !isScratch[i] && sp.its[x].size > 0 {
-			sp.tree.add(x, sp.re[x])
+			if len(p.Buffers[i].Gaps) == 0 {
+				sp.tree.add(x, sp.re[x])
+			}
 			sp.peak = max(sp.peak, out.Placements[i].Offset+sp.its[x].size)
 		}
+	}
+	for x := len(bufs); x < len(sp.its); x++ {
+		sp.tree.add(x, sp.re[x])
 	}
 	var fixed, elastic []int // positions
 	for _, i := range scratch {
@@ -144,8 +167,14 @@ func fillPool(p *model.Problem, out *model.Plan, bufs, scratch []int, poolAlign 
 func (sp *scratchPool) gaps(s, e int32) []span {
 	sp.found = sp.tree.query(s, e, sp.found[:0])
 	sp.spans = sp.spans[:0]
+	nb := len(sp.bufs)
 	for _, x := range sp.found {
-		o := sp.out.Placements[sp.bufs[x]].Offset
+		var o int64
+		if int(x) < nb {
+			o = sp.out.Placements[sp.bufs[x]].Offset
+		} else {
+			o = sp.out.Placements[sp.bufs[sp.owner[int(x)-nb]]].Offset + sp.lo[int(x)-nb]
+		}
 		sp.spans = append(sp.spans, span{o, o + sp.its[x].size})
 	}
 	slices.SortFunc(sp.spans, func(a, b span) int { return cmp64(a.lo, b.lo) })

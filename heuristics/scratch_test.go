@@ -95,3 +95,25 @@ func TestFillScratchAfterPlanners(t *testing.T) {
 		require.LessOrEqual(t, got.Peak(p), plan.Peak(p), name)
 	}
 }
+
+// TestFillScratchUsesAbsentWindows: an elastic scratch buffer grows into
+// the bytes another buffer leaves free during its absent window, without
+// raising the peak; a scratch buffer with gaps of its own stays where the
+// planner put it.
+func TestFillScratchUsesAbsentWindows(t *testing.T) {
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "g", Start: 0, End: 10, Size: 8, Gaps: []model.Gap{{Start: 3, End: 6}}},
+		{ID: "s", Start: 4, End: 5, Size: 2, MaxSize: 8, Kind: model.Scratch},
+		{ID: "t", Start: 0, End: 10, Size: 2, Kind: model.Scratch, Gaps: []model.Gap{{Start: 2, End: 8}}},
+	}}
+	require.NoError(t, p.Validate())
+	plan, err := (&BestFit{Order: "size"}).Plan(context.Background(), p)
+	require.NoError(t, err)
+	require.Equal(t, int64(10), plan.Peak(p)) // g at 0, s at 0 (in g's window), t on top of g
+	got, err := FillScratch(p, plan, ScratchOptions{})
+	require.NoError(t, err)
+	require.Empty(t, verify.Check(p, got))
+	require.Equal(t, model.Placement{Offset: 0, Size: 8}, got.Placements[1], "s fills g's absent window")
+	require.Equal(t, plan.Placements[2], got.Placements[2], "t (gapped scratch) stays")
+	require.Equal(t, int64(10), got.Peak(p))
+}
