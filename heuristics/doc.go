@@ -38,9 +38,10 @@
 // view outliving its input, a buffer's absent window). Plain buffers stay
 // on the fast path. skyline, skyline-random and freelist still reserve an
 // item's bounding rectangle (the root's bytes over the union of the
-// members' lifetimes), and FillScratch treats the other buffers as whole
-// rectangles: conservative, always valid. BoundingRectangles(ctx) makes
-// every planner use bounding rectangles (for measurements).
+// members' lifetimes): conservative, always valid. FillScratch sees the
+// other buffers' exact rectangles and leaves scratch buffers with gaps of
+// their own in place. BoundingRectangles(ctx) makes every planner use
+// bounding rectangles (for measurements).
 //
 // Hints: HonourHints moves hinted alias roots of a plan to their hint when
 // that is free for their whole footprint, aligned, within capacity and
