@@ -169,6 +169,10 @@ func (s *solver) bnbEngine() engine {
 
 func (s *solver) satEngine() engine {
 	opt := s.opt.SAT
+	// Alone, SAT falls back on its large-neighbourhood search when the
+	// whole problem is too big to encode; in the race a refusal returns at
+	// once and leaves the time to the branch-and-bound.
+	opt.LNS = opt.LNS || s.opt.Method == "sat"
 	return engine{
 		name: "sat",
 		decide: func(ctx context.Context, p *model.Problem, c int64) (*model.Plan, outcome, any, error) {
