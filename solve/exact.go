@@ -2,7 +2,6 @@ package solve
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -50,13 +49,16 @@ func (r *race) offer(plan *model.Plan, method string) {
 	}
 }
 
-func (r *race) fail(err error) {
+// decline records an engine that could not handle the problem (an
+// unsupported feature, a refused encoding): the race goes on without it and
+// the reason shows in the statistics. Invalid plans are caught by offer.
+func (r *race) decline(name string, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.err == nil && err != nil {
-		r.err = err
-		r.cancel()
+	if r.s.res.Stats.Engines == nil {
+		r.s.res.Stats.Engines = map[string]any{}
 	}
+	r.s.res.Stats.Engines[name+"_declined"] = err.Error()
 }
 
 // raise records a proven lower bound and stops the race once it meets the
@@ -194,7 +196,7 @@ func (r *race) run(ctx context.Context, e engine, capacity int64) {
 		r.stats(e.name, st)
 		switch {
 		case err != nil:
-			r.fail(fmt.Errorf("%s: %w", e.name, err))
+			r.decline(e.name, err)
 		case answer == fits:
 			r.offer(plan, e.name)
 			r.cancel()
@@ -212,7 +214,7 @@ func (r *race) run(ctx context.Context, e engine, capacity int64) {
 	proven, st, err := e.minimise(ctx, s.p, incumbent, lb, func(pl *model.Plan) { r.offer(pl, e.name) })
 	r.stats(e.name, st)
 	if err != nil {
-		r.fail(fmt.Errorf("%s: %w", e.name, err))
+		r.decline(e.name, err)
 		return
 	}
 	r.raise(proven)

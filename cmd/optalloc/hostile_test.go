@@ -468,7 +468,6 @@ func TestUnwritableOutput(t *testing.T) {
 // reported may never exceed the peak of a plan that verifies, and on these
 // 2–4 buffer problems every method reaches the optimum at once.
 func TestLowerBoundSoundOnExtremeValues(t *testing.T) {
-	knownBug(t, `plan --method bnb on "a,0,2,4611686018427387904 / b,1,3,1" (and on three sizes near 2^61) reports status=unknown, lower_bound=9223372036854775807 (above the optimum 4611686018427387905 that greedy-size finds and verify accepts), "no plan was found in time" after 0.000s, exit 1 — an unsound bound: stats.engines.bnb.steps shows a decision at capacity -9223372036854775806 = 2×(2^62+1) wrapped, refuted, so the bound jumps to MaxInt64 (solve/bnb doubling probe overflows)`)
 	for _, tc := range []struct{ name, data string }{
 		{"2^62 and 1", "id,lower,upper,size\na,0,2,4611686018427387904\nb,1,3,1\n"},
 		{"three near 2^61", "id,lower,upper,size\na,0,2,2305843009213693951\nb,1,3,2305843009213693953\nc,1,4,2305843009213693955\nd,3,5,1\n"},

@@ -247,12 +247,14 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 		// A first plan: decide at a capacity everything fits under.
 		// Every item of a pushed-down plan rests on a chain of items that
 		// starts at 0 or on a pin, so this capacity loses no plan.
+		// Saturating sums: sizes near 2^63 must not wrap into a negative
+		// capacity (whose "refutation" would be no proof at all).
 		var total, pinTop int64
 		for _, it := range e.f.items {
-			total += it.size + it.align
-			pinTop = max(pinTop, it.pin+it.size)
+			total = satAdd(total, satAdd(it.size, it.align))
+			pinTop = max(pinTop, satAdd(it.pin, it.size))
 		}
-		total += pinTop
+		total = min(satAdd(total, pinTop), math.MaxInt64/g)
 		if pc := p.PoolList()[0].Capacity; pc > 0 {
 			total = min(total, pc/g)
 		}
@@ -364,4 +366,12 @@ func (e *engine) offsetsScaled(pl *model.Plan) bool {
 		}
 	}
 	return true
+}
+
+// satAdd adds non-negative a and b, saturating at math.MaxInt64.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
