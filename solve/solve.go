@@ -174,8 +174,11 @@ func (s *solver) runHeuristics(ctx context.Context) error {
 	t := time.Now()
 	defer s.res.Stats.phase("heuristics", t)
 	var names []string
+	decision := s.p.PoolList()[0].Capacity > 0 && (s.opt.Method == "auto" || s.opt.Method == "exact")
 	switch {
-	case s.quick:
+	case s.quick || decision:
+		// A decision goes straight to the exact race after one quick plan:
+		// on tight capacities the portfolio's time is better spent there.
 		names = []string{quickPlanner}
 	default:
 		if _, ok := heuristics.ByName(s.opt.Method); ok {
