@@ -120,7 +120,8 @@ func (h *hinter) fits(i int, o int64, peaks []int64) bool {
 	}
 	q := h.pl.Placements[i]
 	pool := h.p.PoolList()[q.Pool]
-	if q.Size > 0 && (o+q.Size > peaks[q.Pool] || (pool.Capacity > 0 && o+q.Size > pool.Capacity)) {
+	// o > peak − size, written so that a hint near 2^63 cannot overflow.
+	if q.Size > 0 && (o > peaks[q.Pool]-q.Size || (pool.Capacity > 0 && o > pool.Capacity-q.Size)) {
 		return false
 	}
 	pa := pool.Alignment()

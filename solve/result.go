@@ -64,6 +64,8 @@ type Stats struct {
 	Heuristics map[string]int64 `json:"heuristics,omitempty"`
 	// Engines holds engine-specific statistics (nodes, prunes, clauses...).
 	Engines map[string]any `json:"engines,omitempty"`
+	// HintsHonoured counts the hinted buffers that sit at their hint.
+	HintsHonoured int `json:"hints_honoured,omitempty"`
 }
 
 func (s *Stats) phase(name string, since time.Time) {

@@ -151,6 +151,9 @@ func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 	if err := s.fillScratch(); err != nil {
 		return nil, err
 	}
+	if err := s.honourHints(); err != nil {
+		return nil, err
+	}
 	s.timedOut = ctx.Err() != nil
 	s.finish()
 	return s.res, nil
@@ -231,6 +234,32 @@ func (s *solver) fillScratch() error {
 		s.res.Method += "+scratch"
 	}
 	return nil
+}
+
+// honourHints moves hinted buffers of the final plan (whichever engine made
+// it) to their hints where that costs nothing; the count goes to the stats.
+func (s *solver) honourHints() error {
+	if s.res.Plan == nil || !hasHints(s.p) {
+		return nil
+	}
+	moved, n := heuristics.HonourHints(s.p, s.res.Plan)
+	if v := verify.Check(s.p, moved); len(v) > 0 {
+		return fmt.Errorf("internal error: honouring hints produced an invalid plan (%s); please report it", v[0])
+	}
+	if moved.Peak(s.p) <= s.res.Peak {
+		s.res.Plan = moved
+		s.res.Stats.HintsHonoured = n
+	}
+	return nil
+}
+
+func hasHints(p *model.Problem) bool {
+	for i := range p.Buffers {
+		if p.Buffers[i].Hint != nil && *p.Buffers[i].Hint >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func hasScratch(p *model.Problem) bool {

@@ -129,3 +129,19 @@ func TestDeterministicWithOneThread(t *testing.T) {
 		}
 	}
 }
+
+func TestHintsHonouredOnTheFinalPlan(t *testing.T) {
+	hint := int64(8)
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "a", Start: 0, End: 1, Size: 4, Hint: &hint},
+		{ID: "b", Start: 2, End: 3, Size: 12},
+	}}
+	for _, m := range []string{"auto", "bnb", "greedy-size"} {
+		r, err := Solve(context.Background(), p, Options{Method: m, Threads: 1})
+		require.NoError(t, err)
+		require.Empty(t, verify.Check(p, r.Plan))
+		assert.Equal(t, int64(12), r.Peak, m)
+		assert.Equal(t, int64(8), r.Plan.Placements[0].Offset, "%s: the hint costs nothing", m)
+		assert.Equal(t, 1, r.Stats.HintsHonoured, m)
+	}
+}

@@ -406,7 +406,6 @@ func TestExtremeButValidValues(t *testing.T) {
 // TestHintNearMaxInt64: a hint is only a preference; one near the int64
 // limit must not break the plan.
 func TestHintNearMaxInt64(t *testing.T) {
-	knownBug(t, `regression of HonourHints (heuristics/hints.go fits: o+q.Size overflows for o near MaxInt64, so the buffer is moved to its hint): "a,0,2,8,hint 9223372036854775807 / b,0,2,8,-1" gives exit 1 "unknown: the best plan found needs 16 bytes, above the capacity; no refutation was found" without any --capacity (every planner); want exit 0, peak 16 — or Validate rejecting hint+size overflow with exit 2`)
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.csv")
 	require.NoError(t, os.WriteFile(in, []byte("id,lower,upper,size,hint\na,0,2,8,9223372036854775807\nb,0,2,8,-1\n"), 0o644))
