@@ -148,7 +148,10 @@ const (
 
 // engine adapts one exact engine to the race.
 type engine struct {
-	name     string
+	name string
+	// delay holds the engine back in a race, so that what the other engine
+	// answers at once costs nothing.
+	delay    time.Duration
 	decide   func(ctx context.Context, p *model.Problem, capacity int64) (*model.Plan, outcome, any, error)
 	minimise func(ctx context.Context, p *model.Problem, incumbent *model.Plan, lb int64, onImprove func(*model.Plan)) (int64, any, error)
 }
@@ -175,8 +178,20 @@ func (s *solver) satEngine() engine {
 	// whole problem is too big to encode; in the race a refusal returns at
 	// once and leaves the time to the branch-and-bound.
 	opt.LNS = opt.LNS || s.opt.Method == "sat"
+	var delay time.Duration
+	if s.opt.Method != "sat" {
+		// In the race SAT is the second engine: it starts after a grace
+		// period and takes only encodings small enough to answer (whole
+		// A–K encodings of 5–72 M clauses never did; building one costs the
+		// branch-and-bound a core for seconds).
+		delay = satRaceDelay
+		if opt.MaxClauses == 0 {
+			opt.MaxClauses = satRaceMaxClauses
+		}
+	}
 	return engine{
-		name: "sat",
+		name:  "sat",
+		delay: delay,
 		decide: func(ctx context.Context, p *model.Problem, c int64) (*model.Plan, outcome, any, error) {
 			plan, status, st, err := encode.Decide(ctx, p, c, opt)
 			return plan, map[encode.Status]outcome{encode.Feasible: fits, encode.Infeasible: refuted}[status], st, err
@@ -188,9 +203,24 @@ func (s *solver) satEngine() engine {
 	}
 }
 
+// Race settings of the SAT engine (see satEngine).
+const (
+	satRaceDelay      = time.Second
+	satRaceMaxClauses = 1_500_000
+)
+
 // run decides the capacity (when > 0) or minimises with one engine.
 func (r *race) run(ctx context.Context, e engine, capacity int64) {
 	s := r.s
+	if e.delay > 0 && s.opt.Threads != 1 {
+		t := time.NewTimer(e.delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
 	if capacity > 0 {
 		plan, answer, st, err := e.decide(ctx, s.p, capacity)
 		r.stats(e.name, st)
