@@ -62,7 +62,11 @@ func Solve(ctx context.Context, p *model.Problem, opt Options) (*Result, error) 
 		return nil, err
 	}
 	if opt.Capacity > 0 {
-		p.SetCapacity(opt.Capacity)
+		// On a copy: the caller's problem keeps its pools.
+		q := *p
+		q.Pools = append([]model.Pool(nil), p.PoolList()...)
+		q.SetCapacity(opt.Capacity)
+		p = &q
 	}
 	if err := checkMethod(opt.Method); err != nil {
 		return nil, err
