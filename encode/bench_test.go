@@ -192,20 +192,8 @@ func TestLongWindowScan(t *testing.T) {
 					name, w.a, w.b, w.t0, w.t1, len(its), maxLive(its, seq(len(its)))*in.g, res, m*in.g,
 					time.Since(start).Round(time.Millisecond), (cpuTime() - cpu).Round(time.Millisecond), vars, clauses, conf)
 			}
-			left, right := int64(-1), int64(-1)
-			if w.a > 0 {
-				left = secs[w.a-1].load
-			}
-			if w.b+1 < len(secs) {
-				right = secs[w.b+1].load
-			}
-			if left < 0 && right < 0 {
+			if !w.grow(secs) {
 				break
-			}
-			if left >= right {
-				w.a--
-			} else {
-				w.b++
 			}
 		}
 	}

@@ -206,21 +206,8 @@ func (pr *prover) windows(items []item) {
 					break
 				}
 			}
-			// Grow towards the heavier neighbour.
-			left, right := int64(-1), int64(-1)
-			if w.a > 0 {
-				left = secs[w.a-1].load
-			}
-			if w.b+1 < len(secs) {
-				right = secs[w.b+1].load
-			}
-			if left < 0 && right < 0 {
+			if !w.grow(secs) {
 				break
-			}
-			if left >= right {
-				w.a--
-			} else {
-				w.b++
 			}
 		}
 	}

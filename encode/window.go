@@ -10,6 +10,27 @@ type window struct {
 	t0, t1 int64
 }
 
+// grow widens the window by one section towards its heavier neighbour
+// (the left one on a tie); false when it already spans every section.
+func (w *window) grow(secs []section) bool {
+	left, right := int64(-1), int64(-1)
+	if w.a > 0 {
+		left = secs[w.a-1].load
+	}
+	if w.b+1 < len(secs) {
+		right = secs[w.b+1].load
+	}
+	switch {
+	case left < 0 && right < 0:
+		return false
+	case left >= right:
+		w.a--
+	default:
+		w.b++
+	}
+	return true
+}
+
 // windowItems returns the items live in the window, their lifetimes
 // clipped to it. Clipping only removes constraints, so the window is a
 // relaxation: a height the window cannot fit under, the whole problem

@@ -342,21 +342,7 @@ func (pc *placer) run(ctx context.Context, order []int32, firstFit bool) (int64,
 			}
 		}
 	}
-	for n, k := range order {
-		if n&255 == 255 && ctx.Err() != nil {
-			return 0, ctx.Err()
-		}
-		if pc.placed[k] {
-			continue
-		}
-		o := pc.fit(int(k), firstFit)
-		pc.off[k] = o
-		pc.insert(int(k))
-		if sz := pc.its[k].size; sz > 0 {
-			peak = max(peak, o+sz)
-		}
-	}
-	return peak, nil
+	return pc.placeOrder(ctx, order, firstFit, peak)
 }
 
 // fit returns the offset for item k: the best (smallest) or first (lowest)
@@ -421,20 +407,9 @@ func (pc *placer) fit(k int, firstFit bool) int64 {
 	return it.up(top)
 }
 
-// runFrom keeps the items with keep[k] at their offsets off[k], places the
-// items of order around them and returns the peak.
-func (pc *placer) runFrom(ctx context.Context, keep []bool, off []int64, order []int32, firstFit bool) (int64, error) {
-	pc.reset()
-	var peak int64
-	for k := range pc.its {
-		if keep[k] || pc.its[k].pin >= 0 {
-			pc.off[k] = off[k]
-			pc.insert(k)
-			if sz := pc.its[k].size; sz > 0 {
-				peak = max(peak, off[k]+sz)
-			}
-		}
-	}
+// placeOrder places the items of order not placed yet, each where fit puts
+// it, and returns the peak (starting from peak).
+func (pc *placer) placeOrder(ctx context.Context, order []int32, firstFit bool, peak int64) (int64, error) {
 	for n, k := range order {
 		if n&255 == 255 && ctx.Err() != nil {
 			return 0, ctx.Err()
@@ -450,4 +425,21 @@ func (pc *placer) runFrom(ctx context.Context, keep []bool, off []int64, order [
 		}
 	}
 	return peak, nil
+}
+
+// runFrom keeps the items with keep[k] at their offsets off[k], places the
+// items of order around them and returns the peak.
+func (pc *placer) runFrom(ctx context.Context, keep []bool, off []int64, order []int32, firstFit bool) (int64, error) {
+	pc.reset()
+	var peak int64
+	for k := range pc.its {
+		if keep[k] || pc.its[k].pin >= 0 {
+			pc.off[k] = off[k]
+			pc.insert(k)
+			if sz := pc.its[k].size; sz > 0 {
+				peak = max(peak, off[k]+sz)
+			}
+		}
+	}
+	return pc.placeOrder(ctx, order, firstFit, peak)
 }
