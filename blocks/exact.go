@@ -1,6 +1,7 @@
 package blocks
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"slices"
@@ -231,7 +232,7 @@ func newSearch(units []unit, e *Exact) *search {
 		s.byStart = make([][]int, n+1)
 		for d := n - 1; d >= 0; d-- {
 			s.byStart[d] = append([]int(nil), s.order[d:]...)
-			slices.SortFunc(s.byStart[d], func(a, b int) int { return cmpInt64(s.units[a].start, s.units[b].start) })
+			slices.SortFunc(s.byStart[d], func(a, b int) int { return cmp.Compare(s.units[a].start, s.units[b].start) })
 		}
 	}
 	return s
@@ -386,10 +387,10 @@ func (s *search) seen(d int) bool {
 	}
 	s.gapBuf = gaps
 	slices.SortFunc(gaps, func(a, b [2]int64) int {
-		if c := cmpInt64(a[0], b[0]); c != 0 {
+		if c := cmp.Compare(a[0], b[0]); c != 0 {
 			return c
 		}
-		return cmpInt64(a[1], b[1])
+		return cmp.Compare(a[1], b[1])
 	})
 	key := s.keyBuf[:0]
 	key = binary.AppendUvarint(key, uint64(d))
@@ -476,7 +477,7 @@ func (s *search) dfs(d int) {
 		}
 	}
 	slack := func(c cand) int64 { return min(un.start-c.lo, c.hi-un.end) }
-	slices.SortStableFunc(cands, func(a, b cand) int { return cmpInt64(slack(a), slack(b)) })
+	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(slack(a), slack(b)) })
 	private := false
 	if !s.e.NoDominance && len(cands) > 0 && (len(s.order)-d)*len(cands) <= forcedWork {
 		for x, c := range cands {

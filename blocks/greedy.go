@@ -1,6 +1,7 @@
 package blocks
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"slices"
@@ -105,10 +106,10 @@ func startOrder(units []unit) []int {
 		order[k] = k
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		if c := cmpInt64(units[a].start, units[b].start); c != 0 {
+		if c := cmp.Compare(units[a].start, units[b].start); c != 0 {
 			return c
 		}
-		return cmpInt64(units[b].size, units[a].size)
+		return cmp.Compare(units[b].size, units[a].size)
 	})
 	return order
 }
@@ -120,10 +121,10 @@ func sizeOrder(units []unit) []int {
 		order[k] = k
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		if c := cmpInt64(units[b].size, units[a].size); c != 0 {
+		if c := cmp.Compare(units[b].size, units[a].size); c != 0 {
 			return c
 		}
-		return cmpInt64(units[a].start, units[b].start)
+		return cmp.Compare(units[a].start, units[b].start)
 	})
 	return order
 }
@@ -202,7 +203,7 @@ func (g *GreedyByBreadth) Plan(ctx context.Context, p *model.Problem) (*BlockPla
 	for k := range slots {
 		slots[k] = k
 	}
-	slices.SortStableFunc(slots, func(a, b int) int { return cmpInt64(breadth[b], breadth[a]) })
+	slices.SortStableFunc(slots, func(a, b int) int { return cmp.Compare(breadth[b], breadth[a]) })
 	bySize := sizeOrder(units)
 	q := &pool{cap: g.MaxBlocks}
 	assign := make([]int, len(units))

@@ -1,6 +1,7 @@
 package blocks
 
 import (
+	"cmp"
 	"context"
 	"math/rand/v2"
 	"slices"
@@ -74,7 +75,7 @@ func (e *Exact) improve(ctx context.Context, units []unit, s *search, lb int64) 
 		}
 		if round%2 == 0 {
 			// Blocks of similar sizes: their units can trade places.
-			slices.SortStableFunc(live, func(a, b int) int { return cmpInt64(size(b), size(a)) })
+			slices.SortStableFunc(live, func(a, b int) int { return cmp.Compare(size(b), size(a)) })
 			start := r.IntN(len(live))
 			for x := start; x < len(live) && len(chosen) < k; x++ {
 				take(live[x])

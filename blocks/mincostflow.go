@@ -1,6 +1,7 @@
 package blocks
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"slices"
@@ -95,7 +96,7 @@ func minCostFlow(ctx context.Context, units []unit, k int) ([]int, int, error) {
 	for i := range byEnd {
 		byEnd[i] = i
 	}
-	slices.SortStableFunc(byEnd, func(a, b int) int { return cmpInt64(units[a].end, units[b].end) })
+	slices.SortStableFunc(byEnd, func(a, b int) int { return cmp.Compare(units[a].end, units[b].end) })
 	for i := 0; i < n; i++ {
 		g.add(src, 2+i, 0)
 	}
@@ -109,7 +110,7 @@ func minCostFlow(ctx context.Context, units []unit, k int) ([]int, int, error) {
 		half := max(1, k/2)
 		// Compatible predecessors end at or before j starts: a prefix of
 		// byEnd. Scan it latest first, so that ties keep the nearest ones.
-		end, _ := slices.BinarySearchFunc(byEnd, uj.start+1, func(i int, t int64) int { return cmpInt64(units[i].end, t) })
+		end, _ := slices.BinarySearchFunc(byEnd, uj.start+1, func(i int, t int64) int { return cmp.Compare(units[i].end, t) })
 		for x := end - 1; x >= 0; x-- {
 			i := byEnd[x]
 			if len(recent) < half {

@@ -1,6 +1,7 @@
 package blocks
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -123,7 +124,7 @@ func NewSchedule(p *model.Problem, bp *BlockPlan) (*Schedule, error) {
 		})
 		s.Steps = append(s.Steps, *st)
 	}
-	slices.SortFunc(s.Steps, func(a, b Step) int { return cmpInt64(a.Time, b.Time) })
+	slices.SortFunc(s.Steps, func(a, b Step) int { return cmp.Compare(a.Time, b.Time) })
 	s.countRules()
 	s.Models = s.models()
 	return s, nil

@@ -1,6 +1,7 @@
 package blocks
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/optalloc/optalloc/model"
@@ -110,7 +111,7 @@ func (in *instance) toPlan(unitBlock []int) *BlockPlan {
 	for k := range order {
 		order[k] = k
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmpInt64(in.units[a].start, in.units[b].start) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(in.units[a].start, in.units[b].start) })
 	renum := map[int]int{}
 	bp := &BlockPlan{Assign: make([]int, len(in.of))}
 	for _, u := range order {
@@ -140,14 +141,4 @@ func (in *instance) unitAssign(bp *BlockPlan) []int {
 		ua[u] = bp.Assign[in.units[u].root]
 	}
 	return ua
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -105,7 +106,7 @@ func unionLoad(rs []rect) []rect {
 				live = append(live, span{r.lo, r.hi})
 			}
 		}
-		slices.SortFunc(live, func(a, b span) int { return cmp64(a.lo, b.lo) })
+		slices.SortFunc(live, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 		var union int64
 		top := int64(-1 << 62)
 		for _, s := range live {
@@ -181,7 +182,7 @@ func (pc *placer) fitCompound(k int, firstFit bool) int64 {
 			}
 		}
 	}
-	slices.SortFunc(pc.forb, func(a, b span) int { return cmp64(a.lo, b.lo) })
+	slices.SortFunc(pc.forb, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 	var a int64 // the lowest offset not yet known to be forbidden
 	best, bestLen := int64(-1), int64(-1)
 	for _, f := range pc.forb {

@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -121,7 +122,7 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 		}
 	}
 	for q, sp := range pinned {
-		slices.SortFunc(sp, func(a, b span) int { return cmp64(a.lo, b.lo) })
+		slices.SortFunc(sp, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 		var top int64
 		for _, s := range sp {
 			ar[q].add(top, s.lo, true)
@@ -150,7 +151,7 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 	its := in.its
 	slices.SortFunc(evs, func(a, b event) int {
 		if a.t != b.t {
-			return cmp64(a.t, b.t)
+			return cmp.Compare(a.t, b.t)
 		}
 		if a.open != b.open {
 			if !a.open {
@@ -159,7 +160,7 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 			return 1
 		}
 		if a.open && its[a.k].size != its[b.k].size {
-			return cmp64(its[b.k].size, its[a.k].size)
+			return cmp.Compare(its[b.k].size, its[a.k].size)
 		}
 		return int(a.k - b.k)
 	})

@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"cmp"
 	"context"
 	"math/rand/v2"
 	"slices"
@@ -76,9 +77,9 @@ func TestTreap(t *testing.T) {
 		s, o := int64(r.IntN(30)), int64(r.IntN(30))
 		i, found := slices.BinarySearchFunc(ref, [2]int64{s, o}, func(x, y [2]int64) int {
 			if x[0] != y[0] {
-				return cmp64(x[0], y[0])
+				return cmp.Compare(x[0], y[0])
 			}
-			return cmp64(x[1], y[1])
+			return cmp.Compare(x[1], y[1])
 		})
 		if found {
 			tr.remove(s, o)
@@ -89,7 +90,7 @@ func TestTreap(t *testing.T) {
 		}
 		qs := int64(r.IntN(32))
 		n := tr.ceil(qs, -1)
-		j, _ := slices.BinarySearchFunc(ref, qs, func(x [2]int64, s int64) int { return cmp64(x[0], s) })
+		j, _ := slices.BinarySearchFunc(ref, qs, func(x [2]int64, s int64) int { return cmp.Compare(x[0], s) })
 		if j == len(ref) {
 			require.Nil(t, n)
 		} else {

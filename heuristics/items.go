@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -339,9 +340,9 @@ func maxLive(its []item) int64 {
 	}
 	slices.SortFunc(evs, func(a, b ev) int {
 		if a.t != b.t {
-			return cmp64(a.t, b.t)
+			return cmp.Compare(a.t, b.t)
 		}
-		return cmp64(a.d, b.d) // ends (negative) before starts
+		return cmp.Compare(a.d, b.d) // ends (negative) before starts
 	})
 	var load, best int64
 	for _, e := range evs {
@@ -349,14 +350,4 @@ func maxLive(its []item) int64 {
 		best = max(best, load)
 	}
 	return best
-}
-
-func cmp64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

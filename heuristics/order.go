@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -89,7 +90,7 @@ func orderBy(its []item, keys [][]float64) []int32 {
 				return 1
 			}
 		}
-		if c := cmp64(its[a].start, its[b].start); c != 0 {
+		if c := cmp.Compare(its[a].start, its[b].start); c != 0 {
 			return c
 		}
 		return int(a - b)

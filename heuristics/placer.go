@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -364,7 +365,7 @@ func (pc *placer) fit(k int, firstFit bool) int64 {
 		for _, x := range pc.found {
 			pc.spans = append(pc.spans, pc.entrySpan(x))
 		}
-		slices.SortFunc(pc.spans, func(a, b span) int { return cmp64(a.lo, b.lo) })
+		slices.SortFunc(pc.spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 		for _, x := range pc.spans {
 			if gap := x.lo - top; gap >= size && (bestGap < 0 || gap < bestGap || firstFit) {
 				if c := it.up(top); x.lo-c >= size {

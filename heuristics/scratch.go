@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -146,11 +147,11 @@ func fillPool(p *model.Problem, out *model.Plan, bufs, scratch []int, poolAlign 
 			fixed = append(fixed, x)
 		}
 	}
-	slices.SortStableFunc(fixed, func(a, b int) int { return cmp64(sp.its[b].size, sp.its[a].size) })
+	slices.SortStableFunc(fixed, func(a, b int) int { return cmp.Compare(sp.its[b].size, sp.its[a].size) })
 	for _, x := range fixed {
 		sp.placeFixed(x, p.Buffers[bufs[x]].Size, opt.Top)
 	}
-	slices.SortStableFunc(elastic, func(a, b int) int { return cmp64(sp.its[a].start, sp.its[b].start) })
+	slices.SortStableFunc(elastic, func(a, b int) int { return cmp.Compare(sp.its[a].start, sp.its[b].start) })
 	for i := 0; i < len(elastic); {
 		j, end := i+1, sp.its[elastic[i]].end
 		for j < len(elastic) && sp.its[elastic[j]].start < end {
@@ -177,7 +178,7 @@ func (sp *scratchPool) gaps(s, e int32) []span {
 		}
 		sp.spans = append(sp.spans, span{o, o + sp.its[x].size})
 	}
-	slices.SortFunc(sp.spans, func(a, b span) int { return cmp64(a.lo, b.lo) })
+	slices.SortFunc(sp.spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 	var out []span
 	var top int64
 	for _, b := range sp.spans {
@@ -240,10 +241,10 @@ func (sp *scratchPool) placeElastic(cl []int) {
 		s, e = min(s, sp.rs[x]), max(e, sp.re[x])
 	}
 	gs := sp.gaps(s, e)
-	slices.SortStableFunc(gs, func(a, b span) int { return cmp64(b.hi-b.lo, a.hi-a.lo) })
+	slices.SortStableFunc(gs, func(a, b span) int { return cmp.Compare(b.hi-b.lo, a.hi-a.lo) })
 	bs := slices.Clone(cl)
 	minSize := func(x int) int64 { return sp.p.Buffers[sp.bufs[x]].Size }
-	slices.SortStableFunc(bs, func(a, b int) int { return cmp64(minSize(b), minSize(a)) })
+	slices.SortStableFunc(bs, func(a, b int) int { return cmp.Compare(minSize(b), minSize(a)) })
 	var misfits []int
 	if len(gs) > 0 {
 		deal := make([][]int, len(gs))

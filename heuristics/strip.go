@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"cmp"
 	"context"
 	"hash/fnv"
 	"slices"
@@ -160,7 +161,7 @@ func unionOf(its []item, ks []int) intervals {
 	for _, k := range ks {
 		u = append(u, span{its[k].start, its[k].end})
 	}
-	slices.SortFunc(u, func(a, b span) int { return cmp64(a.lo, b.lo) })
+	slices.SortFunc(u, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 	var out intervals
 	for _, s := range u {
 		if n := len(out); n > 0 && s.lo < out[n-1].hi {
@@ -201,7 +202,7 @@ func mergeClasses(its []item, order []int32, class []int8, top []int64, thr int6
 		}
 		// clusters by time overlap: sort by start, cut where no overlap
 		slices.SortFunc(ks, func(a, b int) int {
-			if d := cmp64(its[a].start, its[b].start); d != 0 {
+			if d := cmp.Compare(its[a].start, its[b].start); d != 0 {
 				return d
 			}
 			return int(rank[a] - rank[b])

@@ -1,6 +1,7 @@
 package bnb
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -130,7 +131,7 @@ func (f *folded) components() []*comp {
 		}
 	}
 	slices.SortStableFunc(idx, func(a, b int) int {
-		return cmpInt64(f.items[a].start, f.items[b].start)
+		return cmp.Compare(f.items[a].start, f.items[b].start)
 	})
 	var out []*comp
 	var cur []int
@@ -227,16 +228,6 @@ func (f *folded) build(idx []int) *comp {
 		}
 	}
 	return c
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func gcd(a, b int64) int64 {

@@ -1,6 +1,7 @@
 package bnb
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 )
@@ -77,7 +78,7 @@ func staticOrder(c *comp, kind string, seed uint64) []int32 {
 		ka, kb := keys(a), keys(b)
 		for k := range ka {
 			if ka[k] != kb[k] {
-				return cmpInt64(ka[k], kb[k])
+				return cmp.Compare(ka[k], kb[k])
 			}
 		}
 		return 0
