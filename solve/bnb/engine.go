@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/optalloc/optalloc/model"
@@ -32,8 +30,8 @@ func prepare(p *model.Problem, opt Options) (*engine, error) {
 		return nil, fmt.Errorf("bnb: %d pools: the exact engine plans a single pool", len(p.PoolList()))
 	}
 	for _, name := range opt.Orders {
-		if !slices.Contains(knownOrders, strings.TrimSuffix(name, rankSuffix)) {
-			return nil, fmt.Errorf("bnb: unknown static order %q (want one of %s, optionally with %q)", name, strings.Join(knownOrders, ", "), rankSuffix)
+		if err := checkOrder(name); err != nil {
+			return nil, err
 		}
 	}
 	f, err := fold(p)

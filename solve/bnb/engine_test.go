@@ -85,7 +85,7 @@ func TestBadInput(t *testing.T) {
 	q := &model.Problem{Buffers: []model.Buffer{{ID: "a", Start: 0, End: 1, Size: 5}}}
 	_, _, _, err = Decide(context.Background(), q, 0, Options{})
 	require.Error(t, err, "no capacity given")
-	_, _, _, err = Decide(context.Background(), q, 10, Options{Orders: []string{"twa", "bogus"}})
+	_, _, _, err = Decide(context.Background(), q, 10, Options{Orders: []string{"TWA", "bogus"}})
 	require.ErrorContains(t, err, "bogus")
 	q.Pools = []model.Pool{{Name: "fast", Capacity: 4}, {Name: "slow"}}
 	_, _, _, err = Decide(context.Background(), q, 10, Options{})

@@ -119,6 +119,7 @@ type comp struct {
 	maxLive int64
 	maxPin  int64   // largest pin+size (a lower bound on the peak)
 	minConf []int64 // smallest size among the items each item conflicts with
+	olen    []int64 // lifetime in original time units
 }
 
 // components splits the positive-size items into independent components
@@ -158,11 +159,12 @@ func (f *folded) build(idx []int) *comp {
 	n := len(idx)
 	c := &comp{items: idx, n: n, size: make([]int64, n), align: make([]int64, n), pin: make([]int64, n),
 		start: make([]int32, n), end: make([]int32, n), conf: make([][]int32, n),
-		secLo: make([]int32, n), secHi: make([]int32, n)}
+		secLo: make([]int32, n), secHi: make([]int32, n), olen: make([]int64, n)}
 	times := make([]int64, 0, 2*n)
 	for i, k := range idx {
 		it := f.items[k]
 		c.size[i], c.align[i], c.pin[i] = it.size, it.align, it.pin
+		c.olen[i] = it.end - it.start
 		times = append(times, it.start, it.end)
 		if it.pin >= 0 {
 			c.maxPin = max(c.maxPin, it.pin+it.size)

@@ -27,8 +27,8 @@ type Options struct {
 	Threads int
 	// Seed drives the "random" static order.
 	Seed int64
-	// Orders names the static orders of the portfolio, from "length",
-	// "size", "area", "section", "start", "random" (default: all).
+	// Orders names the static orders of the portfolio: "random" or key
+	// letters such as "TWA" (see staticOrder; default: orderNames).
 	Orders []string
 	// NodeLimit is the node budget of one order in the first round of the
 	// portfolio; it doubles every round (default 8192).
