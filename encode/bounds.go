@@ -22,13 +22,13 @@ import (
 //   - rounding: sizes rounded down to multiples of each of
 //     Options.RoundUnits bytes (a smaller address axis).
 //
-// Problems whose item model is not exact (gaps, alias outliving its root)
-// get max-live only. Stats.Reason repeats how and tallies the relaxations
+// Gaps and alias members are encoded exactly (their pieces); only with
+// Options.RoundUp (not exact) is the answer max-live alone. Stats.Reason repeats how and tallies the relaxations
 // tried.
 func ProveLowerBound(ctx context.Context, p *model.Problem, opt Options) (int64, string, Stats, error) {
 	in, err := newInstance(p, opt.RoundUp)
-	if u, ok := err.(unsupported); ok {
-		how := "max-live (" + string(u) + ")"
+	if u, ok := declined(err); ok {
+		how := "max-live (" + u + ")"
 		return p.ComputeSweep().MaxLive, how, Stats{Reason: how}, nil
 	}
 	if err != nil {
@@ -169,6 +169,19 @@ func (pr *prover) rounded(items []item, k int64) {
 			return // rounding would move pins and congruences
 		}
 		it.size = it.size / u * u
+		if it.pieces != nil { // shrunk inwards: still a relaxation
+			var ps []piece
+			for _, p := range it.pieces {
+				if lo, hi := (p.lo+u-1)/u*u, p.hi/u*u; hi > lo {
+					ps = append(ps, piece{p.start, p.end, lo, hi})
+				}
+			}
+			if len(ps) == 0 {
+				continue
+			}
+			it.pieces = ps
+			it.normalise()
+		}
 		if it.size > 0 {
 			r = append(r, it)
 		}

@@ -76,14 +76,20 @@ func TestProveLowerBoundRounded(t *testing.T) {
 	}
 }
 
-// TestProveLowerBoundConservative: no SAT bound on a non-exact model.
-func TestProveLowerBoundConservative(t *testing.T) {
+// TestProveLowerBoundGaps: gaps are encoded exactly, so the bound is that
+// of the problem (max-live here, the optimum); with sizes rounded up the
+// model is not exact and only max-live is claimed, saying why.
+func TestProveLowerBoundGaps(t *testing.T) {
 	p := &model.Problem{Buffers: []model.Buffer{
 		{ID: "a", Start: 0, End: 10, Size: 4, Gaps: []model.Gap{{Start: 2, End: 8}}},
 		{ID: "b", Start: 3, End: 7, Size: 4},
 		{ID: "c", Start: 0, End: 10, Size: 4},
 	}}
 	lb, how, _, err := ProveLowerBound(context.Background(), p, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, int64(8), lb)
+	assert.Equal(t, "max-live", how)
+	lb, how, _, err = ProveLowerBound(context.Background(), p, Options{RoundUp: 4})
 	require.NoError(t, err)
 	assert.Equal(t, int64(8), lb)
 	assert.Contains(t, how, "exact item model")

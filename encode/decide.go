@@ -12,12 +12,16 @@ import (
 // capacity wins, since a plan above it is not valid). Max-live, pins and a
 // first-fit packing are checked before any encoding is built. Feasible comes with a plan
 // (every buffer in pool 0 at its minimum size); Infeasible is a proof,
-// given only when the item model is exact (no gaps, no alias outliving its
-// root); Unknown comes with Stats.Reason (budget, time, conservative model).
+// given only when the item model is exact (always, unless Options.RoundUp);
+// Unknown comes with Stats.Reason (budget, time, rounded sizes). Gaps and
+// alias members (also those outliving their root) are encoded exactly.
 func Decide(ctx context.Context, p *model.Problem, capacity int64, opt Options) (*model.Plan, Status, Stats, error) {
 	in, err := newInstance(p, opt.RoundUp)
-	if u, ok := err.(unsupported); ok {
-		return nil, Unknown, Stats{Reason: string(u)}, nil
+	if u, ok := err.(impossible); ok {
+		return nil, Infeasible, Stats{Reason: string(u)}, nil
+	}
+	if u, ok := declined(err); ok {
+		return nil, Unknown, Stats{Reason: u}, nil
 	}
 	if err != nil {
 		return nil, Unknown, Stats{}, err

@@ -3,24 +3,42 @@
 // proofs and lower bounds.
 //
 // The encoding works on items: buffers, with alias groups folded into their
-// root. Sizes, alignments, alias deltas and pins are divided by their GCD g,
-// which loses nothing (every packing can be pushed down until each offset is
-// 0 or the top of a conflicting item rounded up to an admissible value, all
-// multiples of g). Offsets are order-encoded, [o_i ≤ v] for v in a sparse
-// domain: admissible values (pins, alignment congruences) and, when no item
-// is pinned or aligned, only subset sums of the other sizes (push-down normal
-// form). Each time-conflicting pair has one orientation literal l_ij, with
-// l_ij → o_i + s_i ≤ o_j and ¬l_ij → o_j + s_j ≤ o_i. A height H is a
-// literal h_H implying o_i ≤ H − s_i for every item: heights are asked
-// through assumptions, so learned clauses carry over as H descends.
+// root. An item occupies pieces relative to its offset — (time window, byte
+// window) rectangles: the full rectangle of a plain buffer; nothing during an
+// absent gap and only [a, b) during a partial one; each alias member at its
+// delta over its own lifetime (also when it outlives the root), the union
+// of the group's bytes per time slot. These are exactly the rectangles
+// verify.Check sees, so the item model equals the problem. Sizes, piece
+// windows, alignments, alias deltas and pins are divided by their GCD g,
+// which loses nothing (every constraint is a difference of offsets bounded
+// by multiples of g, so rounding every offset of a valid packing down to a
+// multiple of g keeps it valid). Offsets are order-encoded, [o_i ≤ v] for v
+// in a sparse domain: admissible values (pins, alignment congruences) and,
+// when no item is pinned or aligned and every piece spans its item's bytes,
+// only subset sums of the other sizes (push-down normal form: each item then
+// rests at 0 or on a top).
+//
+// Two items conflict when some pieces of theirs share a time. Each such
+// pair (p of a, q of b) forbids the relative offset d = o_b − o_a in
+// (p.lo − q.hi, p.hi − q.lo); the union of these ranges, merged, is a few
+// disjoint ranges (L_k, U_k), and the pair gets one orientation literal
+// per range: l_k → d ≥ U_k, ¬l_k → d ≤ L_k, l_k → l_{k−1}. For two full
+// rectangles that is the single range (−s_b, s_a): one literal, b above or
+// below a. One literal per item pair would be wrong when there are several
+// ranges — an item may sit in another's absent window or between the bytes
+// of two alias members, above one piece pair and below another. A height H
+// is a literal h_H implying o_i ≤ H − s_i for every item: heights are
+// asked through assumptions, so learned clauses carry over as H descends.
+// Loads (max-live, cover clauses, windows) are the bytes the pieces occupy.
 //
 // Techniques, each behind an Options flag: cover clauses (for a section
 // whose load equals H, every address unit below H is covered by one of its
-// items; for a section with slack σ ≤ H/32, every σ+1 consecutive units
-// meet one of its items), symmetry breaking (the largest item is kept in
-// the lower half of H — a reflection — and identical items are ordered by
-// index), domain filtering by subset sums, and in Minimise a probe of the
-// lower bound before the descent from the incumbent.
+// pieces; for a section with slack σ ≤ H/32, every σ+1 consecutive units
+// meet one of its pieces), symmetry breaking (the largest item is kept in
+// the lower half of H — a reflection, used only when every item's pieces
+// are symmetric in its bytes — and identical items are ordered by index),
+// domain filtering by subset sums, and in Minimise a probe of the lower
+// bound before the descent from the incumbent.
 //
 // Entry points: Decide (does the problem fit in C bytes?), Minimise (lower
 // the peak from an incumbent, proving optimality when the last step is
@@ -29,12 +47,14 @@
 // Options.RoundUp gives the opposite, a restriction: sizes rounded up on a
 // coarser axis, whose plans are valid and whose refutations prove nothing.
 //
-// Exactness: gaps are placed as whole rectangles and an alias group as one
-// rectangle over the hull of its members' lifetimes. That is conservative:
-// plans are always valid, but an unsatisfiable item model proves something
-// about the problem only when it is exact (no gaps, no alias outliving its
-// root); otherwise Decide answers Unknown instead of Infeasible. A single
-// pool (pool 0) is planned.
+// Exactness: the item model is exact — gaps, partial gaps and alias
+// members that outlive their root included — so an unsatisfiable encoding
+// is a proof (Decide answers Infeasible, Minimise proves optimality,
+// ProveLowerBound raises the bound). Only Options.RoundUp (sizes rounded
+// up) gives a restriction whose refutations prove nothing. A problem whose
+// alias members share bytes while live, neither inside the other, has no
+// valid plan at all: Decide answers Infeasible, the others decline. A
+// single pool (pool 0) is planned.
 //
 // Budgets: an encoding whose estimated size exceeds Options.MaxVars or
 // MaxClauses is refused before it is built, so callers can race this engine

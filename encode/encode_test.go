@@ -132,12 +132,13 @@ func TestPerfectPackings(t *testing.T) {
 	}
 }
 
-// TestConservativeModel: with gaps or an alias outliving its root the item
-// model is a restriction; plans still verify, and no infeasibility is
-// claimed from it.
-func TestConservativeModel(t *testing.T) {
+// TestGapsAndAliasesExact: gaps and an alias outliving its root are
+// encoded exactly: b2 lives in b1's absent window and m outlives r, the
+// optimum is max-live (8), Decide proves nothing fits in 7 and Minimise's
+// bound is the optimum. (This problem used to be placed conservatively,
+// at 12 with no proof.)
+func TestGapsAndAliasesExact(t *testing.T) {
 	ctx := context.Background()
-	// b1 has a gap while b2 is live: the true optimum is 4, the item model's 8.
 	p := &model.Problem{Buffers: []model.Buffer{
 		{ID: "a", Start: 0, End: 10, Size: 4},
 		{ID: "b1", Start: 0, End: 10, Size: 4, Gaps: []model.Gap{{Start: 2, End: 8}}},
@@ -145,19 +146,23 @@ func TestConservativeModel(t *testing.T) {
 		{ID: "r", Start: 10, End: 12, Size: 8},
 		{ID: "m", Start: 11, End: 14, Size: 2, Alias: &model.Alias{Parent: "r", Delta: 4}},
 	}}
-	pl, s, st, err := Decide(ctx, p, 8, Options{})
+	pl, s, st, err := Decide(ctx, p, 8, Options{NoFirstFit: true})
 	require.NoError(t, err)
-	assert.Equal(t, Unknown, s)
-	assert.Contains(t, st.Reason, "no proof")
-	assert.Nil(t, pl)
-	pl, s, _, err = Decide(ctx, p, 12, Options{})
-	require.NoError(t, err)
-	require.Equal(t, Feasible, s)
+	require.Equal(t, Feasible, s, st.Reason)
 	requireValid(t, p, pl)
+	_, s, _, err = Decide(ctx, p, 7, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, Infeasible, s)
 	pl, lb, _, err := Minimise(ctx, p, nil, 0, Options{}, nil)
 	require.NoError(t, err)
 	requireValid(t, p, pl)
-	assert.Equal(t, int64(8), lb, "only max-live is proven")
+	assert.Equal(t, int64(8), pl.Peak(p))
+	assert.Equal(t, int64(8), lb)
+	// Sizes rounded up remain a restriction: no proof from them.
+	_, s, st, err = Decide(ctx, p, 7, Options{RoundUp: 4, NoFirstFit: true})
+	require.NoError(t, err)
+	assert.Equal(t, Unknown, s)
+	assert.Contains(t, st.Reason, "no proof")
 }
 
 // TestAliasCongruence: an aligned alias at an odd delta constrains its

@@ -10,8 +10,10 @@ import (
 
 // encoder is the CNF of "the items fit under height H" for every H up to
 // hmax. Offsets are order-encoded over sparse domains: le[k][t] is the
-// literal [o_k ≤ dom[k][t]] (the last value is implied). Each conflicting
-// pair has one orientation literal. A height H < hmax is a literal h(H)
+// literal [o_k ≤ dom[k][t]] (the last value is implied). A conflicting
+// pair (a, b) has one orientation literal per forbidden range (L, U) of
+// d = o_b − o_a (see forbidden): l → d ≥ U, ¬l → d ≤ L; for full
+// rectangles that is the single range (−s_b, s_a). A height H < hmax is a literal h(H)
 // that implies o_k ≤ H − s_k for every item, so the solver is asked for H
 // through an assumption and keeps its learned clauses for the next H.
 type encoder struct {
@@ -22,8 +24,8 @@ type encoder struct {
 	dom   [][]int64
 	le    [][]z.Lit
 	tru   z.Lit
-	pairs map[[2]int]z.Lit // (i, j), i < j → [i below j]
-	hs    []hlit           // height literals by ascending H
+	pairs map[[2]int][]z.Lit // (i, j), i < j → [o_j − o_i ≥ U_k] per forbidden range k
+	hs    []hlit             // height literals by ascending H
 	cov   map[[3]int64]z.Lit
 	secs  []section
 	refl  int // the item kept in the lower half, -1 for none
@@ -45,10 +47,12 @@ type hlit struct {
 
 // domains computes the candidate offsets of every item under height hmax:
 // admissible values in [0, hmax − s], restricted to subset sums of the
-// other sizes (push-down normal form) when no item is pinned or aligned.
+// other sizes (push-down normal form) when no item is pinned or aligned
+// and every piece spans its item's bytes (an item resting on a partial
+// piece or an alias member does not sit on a top).
 func domains(items []item, hmax int64, filter bool) [][]int64 {
 	for i := range items {
-		if items[i].pin >= 0 || len(items[i].congs) > 0 {
+		if items[i].pin >= 0 || len(items[i].congs) > 0 || !items[i].fullWidth() {
 			filter = false
 		}
 	}
@@ -65,7 +69,7 @@ func domains(items []item, hmax int64, filter bool) [][]int64 {
 		}
 		var d []int64
 		if it.pin >= 0 {
-			if it.pin <= top {
+			if it.pin <= top && it.admissible(it.pin) {
 				d = []int64{it.pin}
 			}
 		} else {
@@ -110,17 +114,29 @@ func subsetSums(items []item, hmax int64) [][]uint64 {
 // estimate returns upper bounds on the variables and clauses of the
 // encoding before it is built.
 func estimate(items []item, dom [][]int64) (vars, clauses int64) {
+	var buf []span
 	for i := range items {
 		vars += int64(len(dom[i]))
 		clauses += int64(len(dom[i]))
 		for j := i + 1; j < len(items); j++ {
-			if items[i].conflicts(&items[j]) {
-				vars++
-				if len(dom[i]) == 1 || len(dom[j]) == 1 {
-					clauses += 4 // a fixed item bounds the other once per side
-				} else {
-					clauses += int64(len(dom[i]) + len(dom[j]) + 2)
+			k := int64(0)
+			if items[i].pieces == nil && items[j].pieces == nil {
+				if items[i].conflicts(&items[j]) {
+					k = 1
 				}
+			} else {
+				buf = forbidden(&items[i], &items[j], buf)
+				k = int64(len(buf))
+			}
+			if k == 0 {
+				continue
+			}
+			vars += k
+			clauses += k - 1 // the ranges' literals are chained
+			if len(dom[i]) == 1 || len(dom[j]) == 1 {
+				clauses += 4 * k // a fixed item bounds the other once per side
+			} else {
+				clauses += k * int64(len(dom[i])+len(dom[j])+2)
 			}
 		}
 	}
@@ -158,7 +174,7 @@ func newEncoder(items []item, hmax int64, opt Options) (e *encoder, infeasible b
 			len(items), hmax, v, c, opt.maxVars(), opt.maxClauses())
 	}
 	e = &encoder{s: gini.NewVc(int(v)+16, int(c)+16), items: items, hmax: hmax, opt: opt, dom: dom,
-		pairs: map[[2]int]z.Lit{}, cov: map[[3]int64]z.Lit{}, refl: -1}
+		pairs: map[[2]int][]z.Lit{}, cov: map[[3]int64]z.Lit{}, refl: -1}
 	e.tru = e.lit()
 	e.s.Add(e.tru)
 	e.s.Add(0)
@@ -175,21 +191,40 @@ func newEncoder(items []item, hmax int64, opt Options) (e *encoder, infeasible b
 		}
 	}
 	same := func(a, b *item) bool {
-		return a.start == b.start && a.end == b.end && a.size == b.size && a.pin < 0 && b.pin < 0 && slices.Equal(a.congs, b.congs)
+		return sameShape(a, b) && a.pin < 0 && b.pin < 0 && a.limit == b.limit && slices.Equal(a.congs, b.congs)
 	}
+	var sp []span
 	for i := range items {
 		for j := i + 1; j < len(items); j++ {
-			if !items[i].conflicts(&items[j]) {
+			if sp = forbidden(&items[i], &items[j], sp); len(sp) == 0 {
 				continue
 			}
-			l := e.lit()
-			e.pairs[[2]int{i, j}] = l
-			if !opt.NoSymmetry && same(&items[i], &items[j]) {
-				e.add(l) // identical buffers: the lower index goes below
-			} else {
-				e.below(l.Not(), j, i)
+			ls := make([]z.Lit, len(sp))
+			for k := range ls {
+				ls[k] = e.lit()
+				if k > 0 {
+					e.add(ls[k].Not(), ls[k-1]) // d ≥ U_k implies d ≥ U_{k−1}
+				}
 			}
-			e.below(l, i, j)
+			e.pairs[[2]int{i, j}] = ls
+			// Identical items: swapping them maps d to −d, so the lower
+			// index may be kept below: d beyond the range around 0.
+			fix := -1
+			if !opt.NoSymmetry && same(&items[i], &items[j]) {
+				for k, s := range sp {
+					if s.lo < 0 && 0 < s.hi {
+						fix = k
+					}
+				}
+			}
+			for k, s := range sp {
+				if k == fix {
+					e.add(ls[k])
+				} else {
+					e.diff(ls[k].Not(), j, i, -s.lo) // d ≤ L: o_i ≥ o_j − L
+				}
+				e.diff(ls[k], i, j, s.hi) // d ≥ U: o_j ≥ o_i + U
+			}
 		}
 	}
 	e.secs = sections(items, seq(len(items)))
@@ -207,14 +242,19 @@ func seq(n int) []int {
 	return s
 }
 
+// sameShape reports whether two items occupy the same (relative) pieces.
+func sameShape(a, b *item) bool {
+	return a.start == b.start && a.end == b.end && a.size == b.size && slices.Equal(a.pieces, b.pieces)
+}
+
 // reflectable picks the item kept in the lower half: the largest (then the
 // longest-lived, then the first), or -1 when reflection is not a symmetry
-// (pins or congruences).
+// (pins, congruences, or pieces not symmetric in their item's bytes).
 func reflectable(items []item) int {
 	best := -1
 	for i := range items {
 		it := &items[i]
-		if it.pin >= 0 || len(it.congs) > 0 {
+		if it.pin >= 0 || len(it.congs) > 0 || !it.mirrored() {
 			return -1
 		}
 		if best < 0 || it.size > items[best].size ||
@@ -225,8 +265,7 @@ func reflectable(items []item) int {
 	// Identical items are ordered by index, so the lowest of the group is
 	// the one that may be constrained.
 	for i := 0; i < best; i++ {
-		a, b := &items[i], &items[best]
-		if a.start == b.start && a.end == b.end && a.size == b.size {
+		if sameShape(&items[i], &items[best]) && items[i].limit == items[best].limit {
 			return i
 		}
 	}
@@ -275,12 +314,12 @@ func (e *encoder) leq(k int, a int64) z.Lit {
 	return e.le[k][t]
 }
 
-// below adds l → o_i + s_i ≤ o_j.
-func (e *encoder) below(l z.Lit, i, j int) {
-	si := e.items[i].size
+// diff adds l → o_j ≥ o_i + c (c may be negative): for every v in the
+// domain of i, o_i ≥ v implies o_j ≥ v + c. With c = s_i it puts i below j.
+func (e *encoder) diff(l z.Lit, i, j int, c int64) {
 	var prev z.Lit
 	for t, v := range e.dom[i] {
-		b := e.leq(j, v+si-1)
+		b := e.leq(j, v+c-1)
 		if b == e.tru.Not() || b == prev {
 			continue
 		}
@@ -327,8 +366,9 @@ func (e *encoder) height(h int64) z.Lit {
 
 // cover adds, for every section whose load L is at least h − maxSlack,
 // that any σ+1 consecutive address units below h (σ = h − L, the
-// section's slack) meet one of the section's items: only σ units can be
-// free. With σ = 0 every unit is covered.
+// section's slack) meet one of the section's pieces: they are
+// byte-disjoint, so only σ units can be free. With σ = 0 every unit is
+// covered.
 func (e *encoder) cover(l z.Lit, h int64) {
 	seen := map[string]bool{}
 	maxSlack := int64(0)
@@ -340,20 +380,20 @@ func (e *encoder) cover(l z.Lit, h int64) {
 		if sigma < 0 || sigma > maxSlack {
 			continue
 		}
-		key := fmt.Sprint(s.items)
+		key := fmt.Sprint(s.parts)
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
-		if e.clauses+h*int64(2*len(s.items)+1) > e.opt.maxClauses() {
+		if e.clauses+h*int64(2*len(s.parts)+1) > e.opt.maxClauses() {
 			return
 		}
-		cl := make([]z.Lit, 0, len(s.items)+1)
+		cl := make([]z.Lit, 0, len(s.parts)+1)
 		for u := int64(0); u+sigma < h; u++ {
 			cl = append(cl[:0], l.Not())
 			done := false
-			for _, i := range s.items {
-				c := e.meets(i, u, u+sigma)
+			for _, pt := range s.parts {
+				c := e.meets(pt, u, u+sigma)
 				if c == e.tru {
 					done = true
 					break
@@ -369,10 +409,11 @@ func (e *encoder) cover(l z.Lit, h int64) {
 	}
 }
 
-// meets returns a literal that implies item i meets the units [lo, hi]:
-// o_i ≤ hi and o_i + s_i > lo.
-func (e *encoder) meets(i int, lo, hi int64) z.Lit {
-	a, b := e.leq(i, hi), e.leq(i, lo-e.items[i].size)
+// meets returns a literal that implies the piece pt meets the units
+// [lo, hi]: o_i + pt.lo ≤ hi and o_i + pt.hi > lo.
+func (e *encoder) meets(pt part, lo, hi int64) z.Lit {
+	i := pt.i
+	a, b := e.leq(i, hi-pt.lo), e.leq(i, lo-pt.hi)
 	fal := e.tru.Not()
 	if a == fal || b == e.tru {
 		return fal
@@ -380,7 +421,7 @@ func (e *encoder) meets(i int, lo, hi int64) z.Lit {
 	if a == e.tru && b == fal {
 		return e.tru
 	}
-	key := [3]int64{int64(i), lo, hi}
+	key := [3]int64{int64(i), hi - pt.lo, lo - pt.hi}
 	if c, ok := e.cov[key]; ok {
 		return c
 	}

@@ -11,14 +11,18 @@ import (
 type cong struct{ m, r int64 }
 
 // item is what the encoding places: a buffer, or an alias group folded into
-// its root. A group spans the hull of its members' lifetimes with the root's
-// bytes. Gaps are ignored (the whole rectangle is occupied). Both are
-// conservative: a plan of the items is a valid plan of the buffers, but an
-// infeasible item model proves nothing unless the model is exact.
+// its root. Its offset is the root's; its size (the root's) bounds its top
+// under the height. What it occupies is its pieces: the full rectangle
+// [start, end) × [0, size) for a plain buffer (pieces nil), otherwise
+// exactly the bytes verify.Check sees — gaps honoured, each alias member at
+// its delta, members that outlive the root included — with start, end the
+// hull of the pieces. So the item model equals the problem: an infeasible
+// item model is a proof (unless sizes were rounded up).
 type item struct {
 	start, end int64
 	size       int64
-	pin        int64 // -1 when free
+	pieces     []piece // nil: the full rectangle
+	pin        int64   // -1 when free
 	congs      []cong
 	root       int // buffer index of the root
 	// limit > 0 caps the item's top (offset + size) below the height; the
@@ -36,9 +40,9 @@ type instance struct {
 	of    []int   // buffer → item
 	delta []int64 // buffer → byte delta inside its item's root
 	g     int64
-	// exact is true when the item model equals the problem (no gaps, every
-	// alias member lives within its root's lifetime): only then is an
-	// infeasible item model a proof about the problem.
+	// exact is true when the item model equals the problem (always, unless
+	// sizes were rounded up): only then is an infeasible item model a proof
+	// about the problem.
 	exact bool
 	why   string // why the model is not exact
 }
@@ -62,6 +66,25 @@ type unsupported string
 
 func (u unsupported) Error() string { return string(u) }
 
+// impossible is a problem no plan can satisfy whatever the offsets (alias
+// members that share bytes while live, neither inside the other): Decide
+// answers Infeasible with it as the reason, the other entry points treat it
+// like unsupported.
+type impossible string
+
+func (u impossible) Error() string { return string(u) }
+
+// declined returns the reason when err is unsupported or impossible.
+func declined(err error) (string, bool) {
+	switch u := err.(type) {
+	case unsupported:
+		return string(u), true
+	case impossible:
+		return string(u), true
+	}
+	return "", false
+}
+
 // newInstance folds and scales a validated problem. All buffers go to pool
 // 0; a buffer whose pool list excludes pool 0 is an error. With roundUp > 1
 // every item size is rounded up to a multiple of roundUp bytes: a
@@ -76,13 +99,11 @@ func newInstance(p *model.Problem, roundUp int64) (*instance, error) {
 	in := &instance{p: p, of: make([]int, n), delta: make([]int64, n), exact: true}
 	pos := make([]int, n)
 	var index map[string]int
+	var members map[int][]int // item → its alias members
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
 		if len(b.Pools) > 0 && !slices.Contains(b.Pools, pool0.Name) {
 			return nil, unsupported(fmt.Sprintf("%s: buffer %q may not live in pool %q; the SAT engine plans a single pool", p.Where(i), b.ID, pool0.Name))
-		}
-		if len(b.Gaps) > 0 && in.exact {
-			in.exact, in.why = false, fmt.Sprintf("buffer %q has gaps (placed as a whole rectangle)", b.ID)
 		}
 		pos[i] = -1
 		if b.Alias != nil {
@@ -113,17 +134,36 @@ func newInstance(p *model.Problem, roundUp int64) (*instance, error) {
 		r, d := p.Root(i, index)
 		in.of[i], in.delta[i] = pos[r], d
 		it := &in.items[pos[r]]
-		if b.Size > 0 && (b.Start < it.start || b.End > it.end) && in.exact {
-			in.exact, in.why = false, fmt.Sprintf("alias %q outlives its root %q (the group is placed as one rectangle)", b.ID, p.Buffers[r].ID)
+		if members == nil {
+			members = map[int][]int{}
 		}
-		if b.Size > 0 {
-			it.start, it.end = min(it.start, b.Start), max(it.end, b.End)
-		}
+		members[pos[r]] = append(members[pos[r]], i)
 		for _, a := range []int64{b.Alignment(), pool0.Alignment()} {
 			if a > 1 {
 				it.congs = append(it.congs, cong{a, ((-d)%a + a) % a})
 			}
 		}
+	}
+	// Pieces: what each item occupies, relative to its offset (bytes).
+	for k := range in.items {
+		it := &in.items[k]
+		ms := members[k]
+		if len(ms) == 0 && len(p.Buffers[it.root].Gaps) == 0 {
+			continue
+		}
+		deltas := make([]int64, len(ms))
+		for a, m := range ms {
+			deltas[a] = in.delta[m]
+		}
+		pcs, bad := groupPieces(p, it.root, ms, deltas, index)
+		if bad != "" {
+			return nil, impossible(bad)
+		}
+		it.pieces = pcs
+		if it.pieces == nil {
+			it.pieces = []piece{}
+		}
+		it.normalise()
 	}
 	if roundUp > 1 {
 		for i := range in.items {
@@ -137,6 +177,14 @@ func newInstance(p *model.Problem, roundUp int64) (*instance, error) {
 					p.Where(it.root), roundUp, p.Buffers[it.root].ID)
 			}
 			it.size = (it.size + roundUp - 1) / roundUp * roundUp
+			if it.pieces != nil { // rounded outwards: still a restriction
+				rs := make([]piece, len(it.pieces))
+				for a, pc := range it.pieces {
+					rs[a] = piece{pc.start, pc.end, pc.lo / roundUp * roundUp, (pc.hi + roundUp - 1) / roundUp * roundUp}
+				}
+				it.pieces = unionPieces(rs)
+				it.normalise()
+			}
 			// Offsets on multiples of roundUp satisfy the old congruences.
 			it.congs = nil
 			if it.pin < 0 {
@@ -156,6 +204,9 @@ func newInstance(p *model.Problem, roundUp int64) (*instance, error) {
 		for _, c := range it.congs {
 			g = gcd(gcd(g, c.m), c.r)
 		}
+		for _, pc := range it.pieces {
+			g = gcd(gcd(g, pc.lo), pc.hi)
+		}
 	}
 	if g == 0 {
 		g = 1
@@ -164,6 +215,10 @@ func newInstance(p *model.Problem, roundUp int64) (*instance, error) {
 	for i := range in.items {
 		it := &in.items[i]
 		it.size /= g
+		for a := range it.pieces {
+			it.pieces[a].lo /= g
+			it.pieces[a].hi /= g
+		}
 		if it.pin > 0 {
 			it.pin /= g
 		}
@@ -182,9 +237,10 @@ func newInstance(p *model.Problem, roundUp int64) (*instance, error) {
 
 // admissible reports whether v satisfies the item's pin and congruences.
 func (it *item) admissible(v int64) bool {
-	if it.pin >= 0 {
-		return v == it.pin
+	if it.pin >= 0 && v != it.pin {
+		return false
 	}
+	// A pinned root still owes its aligned alias members their congruences.
 	for _, c := range it.congs {
 		if v%c.m != c.r {
 			return false
@@ -197,7 +253,7 @@ func (it *item) admissible(v int64) bool {
 // limit.
 func (it *item) lowest(v, limit int64) int64 {
 	if it.pin >= 0 {
-		if it.pin >= v && it.pin <= limit {
+		if it.pin >= v && it.pin <= limit && it.admissible(it.pin) {
 			return it.pin
 		}
 		return -1
@@ -229,73 +285,14 @@ func floorHeight(items []item) int64 {
 	return f
 }
 
+// conflicts reports whether the items may share bytes at some offsets:
+// some pieces of theirs share a time.
 func (a *item) conflicts(b *item) bool {
-	return a.size > 0 && b.size > 0 && a.start < b.end && b.start < a.end
-}
-
-// section is the set of items live in one elementary time slot, with its load.
-type section struct {
-	start, end int64
-	items      []int
-	load       int64
-}
-
-// sections returns the elementary slots of the items (loads in units), the
-// largest load first being not required: they come in time order.
-func sections(items []item, sel []int) []section {
-	type ev struct {
-		t   int64
-		i   int
-		add bool
+	if a.pieces == nil && b.pieces == nil {
+		return a.size > 0 && b.size > 0 && a.start < b.end && b.start < a.end
 	}
-	evs := make([]ev, 0, 2*len(sel))
-	for _, i := range sel {
-		if items[i].size > 0 {
-			evs = append(evs, ev{items[i].start, i, true}, ev{items[i].end, i, false})
-		}
-	}
-	slices.SortFunc(evs, func(a, b ev) int {
-		if a.t != b.t {
-			if a.t < b.t {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	})
-	live := map[int]bool{}
-	var load int64
-	var out []section
-	for k := 0; k < len(evs); {
-		t := evs[k].t
-		for ; k < len(evs) && evs[k].t == t; k++ {
-			if evs[k].add {
-				live[evs[k].i] = true
-				load += items[evs[k].i].size
-			} else {
-				delete(live, evs[k].i)
-				load -= items[evs[k].i].size
-			}
-		}
-		if k < len(evs) && len(live) > 0 {
-			s := section{start: t, end: evs[k].t, load: load}
-			for i := range live {
-				s.items = append(s.items, i)
-			}
-			slices.Sort(s.items)
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// maxLive returns the largest section load of the selected items (units).
-func maxLive(items []item, sel []int) int64 {
-	var m int64
-	for _, s := range sections(items, sel) {
-		m = max(m, s.load)
-	}
-	return m
+	var buf [4]span
+	return len(forbidden(a, b, buf[:0])) > 0
 }
 
 // toPlan turns item offsets (units) into a plan of the problem.
@@ -319,9 +316,10 @@ func checkItems(items []item, off []int64, h int64) error {
 			return fmt.Errorf("encode: internal error: item %d ends at %d above the height %d", i, off[i]+it.size, h)
 		}
 	}
+	var buf []span
 	for i := range items {
 		for j := i + 1; j < len(items); j++ {
-			if items[i].conflicts(&items[j]) && off[i] < off[j]+items[j].size && off[j] < off[i]+items[i].size {
+			if overlapAt(&items[i], &items[j], off[i], off[j], &buf) {
 				return fmt.Errorf("encode: internal error: items %d and %d overlap", i, j)
 			}
 		}

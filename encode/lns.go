@@ -37,8 +37,8 @@ func (o *Options) lnsTime() time.Duration {
 // are neither returned nor offered.
 func Improve(ctx context.Context, p *model.Problem, incumbent *model.Plan, opt Options, onImprove func(*model.Plan)) (*model.Plan, Stats, error) {
 	in, err := newInstance(p, opt.RoundUp)
-	if u, ok := err.(unsupported); ok {
-		return incumbent, Stats{Reason: string(u)}, nil
+	if u, ok := declined(err); ok {
+		return incumbent, Stats{Reason: u}, nil
 	}
 	if err != nil {
 		return nil, Stats{}, err

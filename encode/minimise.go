@@ -25,8 +25,8 @@ import (
 func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options,
 	onImprove func(*model.Plan)) (*model.Plan, int64, Stats, error) {
 	in, err := newInstance(p, opt.RoundUp)
-	if u, ok := err.(unsupported); ok {
-		return incumbent, max(lowerBound, p.ComputeSweep().MaxLive), Stats{Reason: string(u)}, nil
+	if u, ok := declined(err); ok {
+		return incumbent, max(lowerBound, p.ComputeSweep().MaxLive), Stats{Reason: u}, nil
 	}
 	if err != nil {
 		return nil, 0, Stats{}, err

@@ -53,26 +53,35 @@ func peakOf(items []item, off []int64) int64 {
 
 // gravity turns a plan into unit offsets of the sub items without raising
 // its peak: items in offset order, each at the lowest admissible offset
-// above the tops of the conflicting items already placed. It returns nil
-// when the plan does not fit the item model (it is then ignored).
+// above the tops of the conflicting items already placed. With pieces
+// (gaps, aliases) an item may sit inside another one's free bytes, so
+// items go to the lowest offset where they share no bytes with the items
+// placed, and when that packing is not lower the plan's own offsets
+// (rounded down to units, which keeps them valid) are taken. It returns
+// nil when the plan does not fit the item model (it is then ignored).
 func (s *sub) gravity(pl *model.Plan) []int64 {
 	if pl == nil || len(pl.Placements) != len(s.in.p.Buffers) {
 		return nil
 	}
 	n := len(s.items)
 	old := make([]int64, n)
-	for k, i := range s.idx {
+	for k := range s.items {
 		old[k] = pl.Placements[s.items[k].root].Offset
-		_ = i
 	}
 	order := seq(n)
 	slices.SortStableFunc(order, func(a, b int) int { return int(min(max(old[a]-old[b], -1), 1)) })
 	off := make([]int64, n)
 	var placed []int
+	pieces := s.hasPieces()
 	for _, k := range order {
 		it := &s.items[k]
 		if it.pin >= 0 {
 			off[k] = it.pin
+			placed = append(placed, k)
+			continue
+		}
+		if pieces {
+			off[k] = s.lowestFree(k, off, placed)
 			placed = append(placed, k)
 			continue
 		}
@@ -89,10 +98,33 @@ func (s *sub) gravity(pl *model.Plan) []int64 {
 		off[k] = v
 		placed = append(placed, k)
 	}
+	if pieces {
+		units := make([]int64, n)
+		for k := range units {
+			units[k] = -1
+			if old[k] >= 0 && pl.Placements[s.items[k].root].Pool == 0 {
+				units[k] = old[k] / s.in.g
+			}
+		}
+		if checkItems(s.items, units, peakOf(s.items, units)) == nil &&
+			(checkItems(s.items, off, peakOf(s.items, off)) != nil || peakOf(s.items, units) < peakOf(s.items, off)) {
+			return units
+		}
+	}
 	if checkItems(s.items, off, peakOf(s.items, off)) != nil {
 		return nil
 	}
 	return off
+}
+
+// hasPieces reports whether some item has gaps or alias members.
+func (s *sub) hasPieces() bool {
+	for i := range s.items {
+		if s.items[i].pieces != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func lcmAll(it *item) int64 {
@@ -121,47 +153,69 @@ func (s *sub) firstFit() []int64 {
 	off := make([]int64, n)
 	var placed []int
 	for _, k := range order {
-		it := &s.items[k]
-		if it.pin >= 0 {
+		if it := &s.items[k]; it.pin >= 0 {
 			off[k] = it.pin
-			placed = append(placed, k)
-			continue
+		} else {
+			off[k] = s.lowestFree(k, off, placed)
 		}
-		cands := []int64{0}
-		for _, j := range placed {
-			if it.conflicts(&s.items[j]) {
-				cands = append(cands, off[j]+s.items[j].size)
-			}
-		}
-		slices.Sort(cands)
-		best := int64(-1)
-		for _, c := range cands {
-			for v := it.lowest(c, c+lcmAll(it)); v >= 0; v = it.lowest(v+1, v+1+lcmAll(it)) {
-				ok := true
-				for _, j := range placed {
-					if it.conflicts(&s.items[j]) && v < off[j]+s.items[j].size && off[j] < v+it.size {
-						ok = false
-						break
-					}
-				}
-				if ok {
-					best = v
-				}
-				break
-			}
-			if best >= 0 {
-				break
-			}
-		}
-		if best < 0 { // on top of everything
-			var top int64
-			for _, j := range placed {
-				top = max(top, off[j]+s.items[j].size)
-			}
-			best = it.lowest(top, top+lcmAll(it))
-		}
-		off[k] = best
 		placed = append(placed, k)
 	}
 	return off
+}
+
+// lowestFree returns the lowest admissible offset of item k at which it
+// shares no bytes with the placed items. Being free only begins where a
+// forbidden range of some placed item ends (o_j + U), so the candidates
+// are 0 and those ends; above them all the item is free everywhere. It
+// returns −1 when the item has no admissible offset at all.
+func (s *sub) lowestFree(k int, off []int64, placed []int) int64 {
+	it := &s.items[k]
+	cands := []int64{0}
+	var sp []span
+	for _, j := range placed {
+		if sp = forbidden(&s.items[j], it, sp); len(sp) > 0 {
+			for _, x := range sp {
+				if off[j]+x.hi > 0 {
+					cands = append(cands, off[j]+x.hi)
+				}
+			}
+		}
+	}
+	slices.Sort(cands)
+	for _, c := range cands {
+		v := it.lowest(c, c+lcmAll(it))
+		if v < 0 {
+			continue
+		}
+		ok := true
+		for _, j := range placed {
+			if overlapAt(&s.items[j], it, off[j], v, &sp) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return v
+		}
+	}
+	var top int64 // on top of everything
+	for _, j := range placed {
+		top = max(top, off[j]+s.items[j].size)
+	}
+	return it.lowest(top, top+lcmAll(it))
+}
+
+// overlapAt reports whether items a and b at offsets oa and ob share bytes.
+func overlapAt(a, b *item, oa, ob int64, buf *[]span) bool {
+	if a.pieces == nil && b.pieces == nil {
+		return a.conflicts(b) && oa < ob+b.size && ob < oa+a.size
+	}
+	*buf = forbidden(a, b, *buf)
+	d := ob - oa
+	for _, x := range *buf {
+		if x.lo < d && d < x.hi {
+			return true
+		}
+	}
+	return false
 }

@@ -44,12 +44,25 @@ func windowItems(items []item, w window) []item {
 		}
 		it.start, it.end = max(it.start, w.t0), min(it.end, w.t1)
 		it.congs = slices.Clone(it.congs)
+		if it.pieces != nil {
+			var ps []piece
+			for _, p := range it.pieces {
+				if p.end > w.t0 && p.start < w.t1 {
+					ps = append(ps, piece{max(p.start, w.t0), min(p.end, w.t1), p.lo, p.hi})
+				}
+			}
+			if len(ps) == 0 {
+				continue // nothing occupied in the window
+			}
+			it.pieces = ps
+			it.normalise()
+		}
 		out = append(out, it)
 	}
 	return out
 }
 
-// rescale divides sizes, pins and congruences by their GCD (another
+// rescale divides sizes, pieces, pins and congruences by their GCD (another
 // relaxation-free step: the push-down argument of the package doc) and
 // returns the factor.
 func rescale(items []item) ([]item, int64) {
@@ -63,6 +76,9 @@ func rescale(items []item) ([]item, int64) {
 		for _, c := range it.congs {
 			g = gcd(gcd(g, c.m), c.r)
 		}
+		for _, p := range it.pieces {
+			g = gcd(gcd(g, p.lo), p.hi)
+		}
 	}
 	if g <= 1 {
 		return items, 1
@@ -70,6 +86,13 @@ func rescale(items []item) ([]item, int64) {
 	for i := range items {
 		it := &items[i]
 		it.size /= g
+		if it.pieces != nil {
+			ps := make([]piece, len(it.pieces)) // pieces may be shared with other copies
+			for k, p := range it.pieces {
+				ps[k] = piece{p.start, p.end, p.lo / g, p.hi / g}
+			}
+			it.pieces = ps
+		}
 		if it.pin > 0 {
 			it.pin /= g
 		}
