@@ -79,7 +79,11 @@ var pruneFlags = []struct {
 	{"no-components", "B&B: do not split into independent time components", func(o *solve.Options) { o.BnB.NoComponents = true }},
 	{"no-memo", "B&B: do not remember failed states", func(o *solve.Options) { o.BnB.NoMemo = true }},
 	{"no-cover", "SAT: no cover clauses for full sections", func(o *solve.Options) { o.SAT.NoCover = true }},
-	{"no-symmetry", "SAT: no symmetry breaking", func(o *solve.Options) { o.SAT.NoSymmetry = true }},
+	{"no-split", "B&B: do not solve time-disjoint groups of unplaced buffers independently", func(o *solve.Options) { o.BnB.NoSplit = true }},
+	{"no-probe", "B&B: decide only at the capacity, without the ladder of tighter probes", func(o *solve.Options) { o.BnB.NoProbe = true }},
+	{"no-symmetry", "no symmetry breaking (B&B: identical buffers in a fixed order; SAT: reflection and identical buffers)", func(o *solve.Options) {
+		o.SAT.NoSymmetry, o.BnB.NoSymmetry = true, true
+	}},
 }
 
 // planJSON is the --json output of plan; its field names are stable.

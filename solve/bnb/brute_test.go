@@ -2,6 +2,7 @@ package bnb
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -25,7 +26,8 @@ var flagSets = []struct {
 	{"no-memo", Options{NoMemo: true}},
 	{"no-split", Options{NoSplit: true}},
 	{"no-probe", Options{NoProbe: true}},
-	{"none", Options{NoSectionInference: true, NoDominance: true, NoUnplacedShortcut: true, NoComponents: true, NoMemo: true, NoSplit: true, NoProbe: true}},
+	{"no-symmetry", Options{NoSymmetry: true}},
+	{"none", Options{NoSectionInference: true, NoDominance: true, NoUnplacedShortcut: true, NoComponents: true, NoMemo: true, NoSplit: true, NoProbe: true, NoSymmetry: true}},
 }
 
 // TestMinimiseMatchesBrute compares Minimise (from no incumbent) with the
@@ -96,3 +98,33 @@ func TestPerfectPackings(t *testing.T) {
 }
 
 var _ = model.NewPlan
+
+// TestTwinsMatchBrute checks the symmetry breaking of identical items:
+// instances built from two or three templates (so most items have twins)
+// are minimised and decided at optimum−1, and compared with brute force.
+func TestTwinsMatchBrute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	ctx := context.Background()
+	for k := 0; k < 2000; k++ {
+		tpl := brute.Random(rng, 2+rng.IntN(2), brute.RandomOptions{MaxSize: 1 + rng.Int64N(6)})
+		p := &model.Problem{}
+		for j := 0; j < 3+rng.IntN(5); j++ {
+			b := tpl.Buffers[rng.IntN(len(tpl.Buffers))]
+			b.ID = fmt.Sprintf("b%d", j)
+			p.Buffers = append(p.Buffers, b)
+		}
+		want, _ := brute.Optimum(p)
+		opt := Options{Threads: 1 + k%2, NoSymmetry: k%7 == 0}
+		pl, lb, _, err := Minimise(ctx, p, nil, 0, opt, nil)
+		require.NoError(t, err)
+		require.NotNil(t, pl)
+		require.Empty(t, verify.Check(p, pl))
+		require.Equal(t, want, pl.Peak(p), "instance %d: %+v", k, p.Buffers)
+		require.Equal(t, want, lb)
+		if want > 1 {
+			_, status, _, err := Decide(ctx, p, want-1, opt)
+			require.NoError(t, err)
+			require.Equal(t, Infeasible, status, "instance %d", k)
+		}
+	}
+}

@@ -259,6 +259,9 @@ func (s *searcher) branch(depth int) bool {
 		if o < s.lastOff || (o == s.lastOff && r < s.lastRank) {
 			continue
 		}
+		if tw := s.twin[i]; tw >= 0 && !s.placed[tw] {
+			continue
+		}
 		if s.fl.dominance {
 			bound := min1
 			if i == min1It {

@@ -10,14 +10,16 @@
 // of them can take), dominance (an item that fits entirely below a
 // candidate means the candidate's packing is not minimal), forced
 // placement of items that conflict with nothing unplaced, independent
-// solving of time-disjoint groups of unplaced items, and a table of failed
-// states. Every technique can be switched off in Options to measure it.
+// solving of time-disjoint groups of unplaced items, symmetry breaking of
+// identical items (same lifetime, size and alignment: placed in static
+// order), and a table of failed states. Every technique can be switched
+// off in Options to measure it.
 //
 // Decide runs a portfolio of static orders on goroutines with node limits
 // that double every round; the first answer wins. When the lower bound
-// (max-live) is below the capacity, Decide alternates bounded probes at
-// the bound (tighter capacities prune harder; a plan found there fits the
-// capacity too) with the capacity itself. Minimise probes the lower bound,
+// (max-live) is below the capacity, Decide probes a ladder of capacities
+// from the bound up to the capacity with bounded effort (tighter
+// capacities prune harder, and a plan found there fits the capacity too). Minimise probes the lower bound,
 // then descends from the best plan with bounded-effort decisions that
 // gallop down (double the step after a success, quarter it after running
 // out of effort), growing the effort when even the capacity just below the

@@ -135,30 +135,59 @@ func (e *engine) decideAll(ctx context.Context, capacity int64, force bool, maxR
 }
 
 // decide answers a decision at the scaled capacity. Tighter capacities
-// prune harder and are often found faster, and a plan that fits under the
-// lower bound fits under the capacity, so when the lower bound is below
-// the capacity the two are decided in turn, each with one more round than
-// the time before, until the capacity gets an answer or the lower bound a
-// plan.
+// prune harder and are often found faster, and a plan that fits under a
+// tighter capacity fits under this one, so when the lower bound is below
+// the capacity, every round decides the bound, the capacity and one of
+// the rungs of a ladder between them (in turn), each with bounded effort
+// that grows every round, until the capacity gets an answer or a probe a
+// plan. A probe proven infeasible takes every capacity below it out.
 func (e *engine) decide(ctx context.Context, capacity int64, st *Stats) Status {
 	lo := (e.lb + e.f.scale - 1) / e.f.scale
 	if !e.exact || lo >= capacity || e.opt.NoProbe {
 		st.Decisions++
 		return e.decideAll(ctx, capacity, true, 0, st)
 	}
+	var rungs []int64 // strictly between lo and capacity
+	for k := int64(1); k < probeSteps; k++ {
+		if c := lo + (capacity-lo)*k/probeSteps; c > lo && c < capacity && (len(rungs) == 0 || c > rungs[len(rungs)-1]) {
+			rungs = append(rungs, c)
+		}
+	}
 	for rounds := 1; ; rounds++ {
-		st.Decisions += 2
-		if e.decideAll(ctx, lo, true, rounds, st) == Feasible {
-			return Feasible
+		probes := [3]struct {
+			c      int64
+			rounds int
+		}{{lo, rounds}, {capacity, rounds}, {-1, 0}}
+		if len(rungs) > 0 && rounds > 1 {
+			probes[2].c, probes[2].rounds = rungs[rounds%len(rungs)], rounds-1
 		}
-		if ctx.Err() != nil {
-			return Unknown
-		}
-		if status := e.decideAll(ctx, capacity, true, rounds, st); status != Unknown || ctx.Err() != nil {
-			return status
+		for _, pr := range probes {
+			if pr.c < lo {
+				continue
+			}
+			st.Decisions++
+			switch e.decideAll(ctx, pr.c, true, pr.rounds, st) {
+			case Feasible:
+				return Feasible
+			case Infeasible:
+				if pr.c == capacity {
+					return Infeasible
+				}
+				lo = pr.c + 1
+				for len(rungs) > 0 && rungs[0] < lo {
+					rungs = rungs[1:]
+				}
+			}
+			if ctx.Err() != nil {
+				return Unknown
+			}
 		}
 	}
 }
+
+// probeSteps is the number of steps of the ladder of capacities decide
+// probes between the lower bound and the capacity.
+const probeSteps = 4
 
 func (e *engine) newStats() Stats {
 	return Stats{Prunes: map[string]int64{}, Components: len(e.comps), Scale: e.f.scale, Exact: e.exact}

@@ -15,6 +15,7 @@ type Options struct {
 	NoComponents       bool // do not split the problem at time points nothing spans
 	NoMemo             bool // do not remember failed states (hash-free proofs)
 	NoSplit            bool // do not solve time-disjoint groups of unplaced items independently
+	NoSymmetry         bool // identical items (same lifetime, size, alignment, unpinned) in any order
 	// NoProbe makes Decide search only at the given capacity, without
 	// alternating with probes at the (tighter) lower bound.
 	NoProbe bool
@@ -51,7 +52,8 @@ func (o *Options) orders() []string {
 
 func (o *Options) flags() flags {
 	return flags{sections: !o.NoSectionInference, dominance: !o.NoDominance,
-		shortcut: !o.NoUnplacedShortcut, memo: !o.NoMemo, split: !o.NoSplit, byOffset: !o.RankFirst}
+		shortcut: !o.NoUnplacedShortcut, memo: !o.NoMemo, split: !o.NoSplit, byOffset: !o.RankFirst,
+		symmetry: !o.NoSymmetry}
 }
 
 // Status is the outcome of a decision.

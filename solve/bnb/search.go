@@ -8,17 +8,21 @@ import (
 
 // flags are the pruning switches of one search, taken from Options.
 type flags struct {
-	sections, dominance, shortcut, memo, split, byOffset bool
+	sections, dominance, shortcut, memo, split, byOffset, symmetry bool
 }
 
 // searcher runs the canonical depth-first search on one component with one
 // static order. Its state is changed in place and undone in O(1) per
 // change; the hot loop does not allocate.
 type searcher struct {
-	c     *comp
-	fl    flags
-	rank  []int32 // static rank of each item (canonical tie-break)
-	first int32   // item of rank 0 (head of the unplaced list)
+	c    *comp
+	fl   flags
+	rank []int32 // static rank of each item (canonical tie-break)
+	// twin[i] is the identical item of the next lower rank, or -1: i may
+	// only be placed after it (identical items are interchangeable, so
+	// placing them in rank order loses no packing).
+	twin  []int32
+	first int32 // item of rank 0 (head of the unplaced list)
 
 	capacity int64
 	minOff   []int64 // lowest offset an unplaced item can take (aligned)
@@ -103,6 +107,7 @@ func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 	for r, it := range order {
 		s.rank[it] = int32(r)
 	}
+	s.twin = twins(c, order, fl.symmetry)
 	for i := range s.byStart {
 		s.byStart[i] = int32(i)
 	}
@@ -244,4 +249,32 @@ func (s *searcher) unplaceLast() {
 	s.placed[i] = false
 	s.active++
 	s.hash ^= zobrist(i, s.minOff[i])
+}
+
+// twins links every unpinned item to the identical item (same lifetime,
+// size and alignment) that precedes it in the static order, or to -1.
+func twins(c *comp, order []int32, on bool) []int32 {
+	tw := make([]int32, c.n)
+	for i := range tw {
+		tw[i] = -1
+	}
+	if !on {
+		return tw
+	}
+	type key struct {
+		start, end  int32
+		size, align int64
+	}
+	last := map[key]int32{}
+	for _, i := range order {
+		if c.pin[i] >= 0 {
+			continue
+		}
+		k := key{c.start[i], c.end[i], c.size[i], c.align[i]}
+		if j, ok := last[k]; ok {
+			tw[i] = j
+		}
+		last[k] = i
+	}
+	return tw
 }
