@@ -79,3 +79,21 @@ func ExampleImprove() {
 	// Output:
 	// 20 → 12
 }
+
+func ExampleDecide_gaps() {
+	// a occupies only bytes [1, 3) of its 4 while it lives (a partial gap),
+	// but still ends at offset + 4; c lives beside it. Max-live is 6, and
+	// the exact encoding of the gap proves that 6 bytes do not suffice.
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "a", Start: 1, End: 3, Size: 4, Gaps: []model.Gap{{Start: 1, End: 3, Window: true, Lo: 1, Hi: 3}}},
+		{ID: "c", Start: 1, End: 4, Size: 4},
+	}}
+	ctx := context.Background()
+	_, status, st, _ := encode.Decide(ctx, p, 6, encode.Options{})
+	fmt.Println(status, "—", st.Reason)
+	pl, lb, _, _ := encode.Minimise(ctx, p, nil, 0, encode.Options{}, nil)
+	fmt.Println("peak", pl.Peak(p), "proven lower bound", lb)
+	// Output:
+	// infeasible — unsatisfiable at 6 units of 1 bytes
+	// peak 7 proven lower bound 7
+}

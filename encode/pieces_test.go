@@ -213,3 +213,33 @@ func TestLoadsMatchModelSweep(t *testing.T) {
 		assert.Equal(t, p.ComputeSweep().MaxLive, maxLive(s.items, seq(len(s.items)))*in.g, "instance %d: %+v", k, p.Buffers)
 	}
 }
+
+// TestIdenticalInterleaved: two identical alias groups whose members leave
+// a hole between them interleave (d = ±2 units); the symmetry between them
+// fixes the range around d = 0, not another one, so the optimum (max-live,
+// 8) is still found.
+func TestIdenticalInterleaved(t *testing.T) {
+	group := func(r string) []model.Buffer {
+		return []model.Buffer{
+			{ID: r, Start: 0, End: 4, Size: 6, Gaps: []model.Gap{{Start: 0, End: 4}}},
+			{ID: r + "1", Start: 0, End: 4, Size: 2, Alias: alias(r, 0)},
+			{ID: r + "2", Start: 0, End: 4, Size: 2, Alias: alias(r, 4)},
+		}
+	}
+	p := &model.Problem{Buffers: append(group("a"), group("b")...)}
+	in, err := newInstance(p, 0)
+	require.NoError(t, err)
+	require.Len(t, in.items, 2)
+	assert.Equal(t, []span{{-3, -1}, {-1, 1}, {1, 3}}, forbidden(&in.items[0], &in.items[1], nil), "units of 2 bytes")
+	e, _, _ := newEncoder(in.items, 4, Options{})
+	assert.Len(t, e.pairs[[2]int{0, 1}], 3)
+	for _, v := range variants {
+		pl, s, st, err := Decide(context.Background(), p, 8, Options{NoFirstFit: true, NoSymmetry: v.opt.NoSymmetry, NoCover: v.opt.NoCover})
+		require.NoError(t, err)
+		require.Equal(t, Feasible, s, "%s: %s", v.name, st.Reason)
+		requireValid(t, p, pl)
+		assert.Equal(t, int64(2), max(pl.Placements[0].Offset-pl.Placements[3].Offset, pl.Placements[3].Offset-pl.Placements[0].Offset))
+	}
+	want, _ := bruteGaps(p)
+	assert.Equal(t, int64(8), want)
+}
