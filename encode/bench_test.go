@@ -268,3 +268,37 @@ func TestLongAblation(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkGapsAliases: Minimise (5 s each) on random instances of 20 and
+// 40 buffers with gaps (absent and partial) and alias groups whose members
+// outlive their root. Reports the peak and the proven bound relative to
+// max-live, and proven = 1 when the bound meets the peak.
+//
+//	go test ./encode -run '^$' -bench GapsAliases -benchtime 1x
+func BenchmarkGapsAliases(b *testing.B) {
+	shape := gapOpts{horizon: 30, maxSize: 16, gap: 0.4, window: 0.5, alias: 0.25, twoGaps: true, split: true}
+	for _, n := range []int{20, 40} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			rng := rand.New(rand.NewPCG(seed, uint64(n)))
+			p := randomGapAlias(rng, n, shape)
+			for k, _ := stackGaps(p); k < 0; k, _ = stackGaps(p) {
+				p = randomGapAlias(rng, n, shape) // no valid plan at all: draw again
+			}
+			ml := float64(p.ComputeSweep().MaxLive)
+			b.Run(fmt.Sprintf("n%d-seed%d", n, seed), func(b *testing.B) {
+				var peak, lb int64
+				for b.Loop() {
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+					pl, bound, _, err := Minimise(ctx, p, nil, 0, Options{}, nil)
+					cancel()
+					require.NoError(b, err)
+					require.Empty(b, verify.Check(p, pl))
+					peak, lb = pl.Peak(p), bound
+				}
+				b.ReportMetric(float64(peak)/ml, "peak/maxlive")
+				b.ReportMetric(float64(lb)/ml, "lb/maxlive")
+				b.ReportMetric(map[bool]float64{true: 1}[lb == peak], "proven")
+			})
+		}
+	}
+}
