@@ -14,15 +14,17 @@ import (
 // Bound is a proven lower bound on the peak and how it was proven.
 type Bound struct {
 	LowerBound int64  `json:"lower_bound"`
-	Method     string `json:"method"` // max-live, bnb or sat
+	Method     string `json:"method"` // max-live, align, bnb or sat
 	Detail     string `json:"detail"` // how it was proven
 	// Optimal is set when a plan with peak == LowerBound was found too.
 	Optimal bool           `json:"optimal"`
 	Stats   map[string]any `json:"stats,omitempty"`
 }
 
-// ProveBound tries to raise the max-live bound of a single-pool problem
-// before ctx ends (opt.TimeLimit applies). Two provers race:
+// ProveBound tries to raise the lower bound of a single-pool problem before
+// ctx ends (opt.TimeLimit applies). It starts from AlignBound (max-live, or
+// the alignment bound, Method "align", when that is higher). Two provers
+// race:
 //
 //   - the branch-and-bound decides capacity C = the current bound; a
 //     refutation proves the peak exceeds C, so the bound rises to the next
@@ -47,8 +49,11 @@ func ProveBound(ctx context.Context, p *model.Problem, opt Options) (*Bound, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	b := &Bound{LowerBound: p.ComputeSweep().MaxLive, Method: "max-live",
-		Detail: "the largest total size of buffers live at one time", Stats: map[string]any{}}
+	ab := AlignBound(p)
+	b := &Bound{LowerBound: ab.LowerBound, Method: "max-live", Detail: ab.Detail(), Stats: map[string]any{}}
+	if ab.LowerBound > ab.MaxLive {
+		b.Method = "align"
+	}
 	var mu sync.Mutex
 	raise := func(lb int64, method, how string) {
 		mu.Lock()
@@ -119,8 +124,8 @@ func climbBound(ctx context.Context, p *model.Problem, opt Options, mu *sync.Mut
 	}
 }
 
-// gridOf returns the GCD of all sizes, alignments and pins: the peak of
-// every pushed-down plan is a multiple of it.
+// gridOf returns the GCD of all sizes, alignments, pins, alias deltas and
+// gap window bounds: the peak of every pushed-down plan is a multiple of it.
 func gridOf(p *model.Problem) int64 {
 	var g int64
 	gcd := func(a, b int64) int64 {
@@ -140,6 +145,13 @@ func gridOf(p *model.Problem) int64 {
 		}
 		if b.Alias != nil {
 			g = gcd(g, b.Alias.Delta)
+		}
+		for _, w := range b.Gaps {
+			// A window's piece [offset+Lo, offset+Hi) is what a pushed-down
+			// buffer rests on or is pushed onto.
+			if w.Window {
+				g = gcd(gcd(g, w.Lo), w.Hi)
+			}
 		}
 	}
 	for _, q := range p.PoolList() {

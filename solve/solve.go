@@ -119,6 +119,8 @@ type solver struct {
 	timedOut bool
 	// quick runs only quickPlanner (fit tests while splitting pools).
 	quick bool
+	// boundName names the starting lower bound (max-live or alignment).
+	boundName string
 }
 
 // heuristicShare: with methods auto and exact, the heuristic portfolio gets
@@ -144,7 +146,7 @@ func (s *solver) child(sub *model.Problem) *solver {
 func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 	s.res = s.newResult()
 	t := time.Now()
-	s.res.LowerBound = s.p.ComputeSweep().MaxLive
+	s.res.LowerBound, s.boundName = s.startBound()
 	s.res.Stats.phase("bounds", t)
 	if err := s.runHeuristics(ctx); err != nil {
 		return nil, err
@@ -166,7 +168,7 @@ func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 // heuristicOnly runs only the heuristics on a single-pool problem.
 func (s *solver) heuristicOnly(ctx context.Context) (*Result, error) {
 	s.res = s.newResult()
-	s.res.LowerBound = s.p.ComputeSweep().MaxLive
+	s.res.LowerBound, s.boundName = s.startBound()
 	if err := s.runHeuristics(ctx); err != nil {
 		return nil, err
 	}
@@ -319,7 +321,7 @@ func (s *solver) finish() {
 		// decided earlier (pins, pools), with its reason
 	case c > 0 && r.LowerBound > c:
 		r.Status, r.Plan = Infeasible, nil
-		r.Reason = fmt.Sprintf("max-live %d exceeds the capacity %d", r.LowerBound, c)
+		r.Reason = fmt.Sprintf("%s %d exceeds the capacity %d", s.lbName(), r.LowerBound, c)
 	case c > 0 && r.Plan == nil && s.refutedBy != "":
 		r.Status = Infeasible
 		r.Reason = fmt.Sprintf("the %s search was exhausted: no plan fits in %d bytes", s.refutedBy, c)

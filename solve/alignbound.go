@@ -1,0 +1,376 @@
+package solve
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/optalloc/optalloc/model"
+)
+
+// AlignBound is an alignment-aware lower bound on the peak of a single-pool
+// problem: the largest, over the sections (sets of buffers live at one
+// time), of a bound on the height of every 1-D packing of the section's
+// buffers; never below max-live.
+//
+// # The bound of one section
+//
+// Take a section: items i with size s_i > 0 and effective alignment a_i (the
+// lcm of the buffer's and the pool's alignment; every offset of a valid plan
+// is a multiple of both). Pick a level A > 1 and call the items whose a_i is
+// a multiple of A the A-items; they all start at multiples of A. Write
+// c_i = ⌈s_i/A⌉ and pad_i = A·c_i − s_i. Every other byte of the section
+// (items of other alignments, and pieces treated as fluid, below) is a
+// non-A byte; let N be their number and W the total of the section.
+//
+// Look at any valid packing with peak H and let t be the A-item with the
+// highest offset. An A-item i starting at k_i·A covers the blocks
+// [k_i, k_i + c_i) of the A-grid only partly (its last block is padded by
+// pad_i bytes), and the next A-item above it starts at a block boundary at
+// or above its top, so no other A-item uses those blocks: the block ranges
+// of A-items are disjoint, and those of every i ≠ t lie below k_t. Hence
+//
+//	k_t·A ≥ Σ_{i≠t} A·c_i + (non-A bytes below k_t·A that are not in the
+//	         paddings of the items i ≠ t)
+//	H − k_t·A ≥ s_t + (non-A bytes above k_t·A)
+//
+// and since the paddings of the items i ≠ t hold at most P_t = Σ_{i≠t} pad_i
+// non-A bytes, H ≥ Σ_{i≠t} A·c_i + s_t + max(0, N − P_t) =
+// max(W, S_A + P_t) where S_A = Σ s_i over the A-items. The smallest P_t
+// is for t of the largest padding, so
+//
+//	H ≥ max(W, Σ_i A·c_i − max_i pad_i)          (over the A-items)
+//
+// The argument only counts non-A bytes, so it holds however they are shaped:
+// unaligned items, items whose alignment A does not divide, gap windows and
+// alias groups may fill the paddings completely (they are treated as fluid).
+// Pins are extra constraints (a pinned offset honours the alignments too,
+// else no plan is valid), elastic buffers are counted at their minimum size
+// (a plan granting more only occupies more), so the bound holds for them.
+//
+// The levels A are the effective alignments of the section's aligned items
+// and the GCDs of pairs of them (the level gcd(4, 6) = 2 sees items of
+// alignments 4 and 6 together); the bound of the section is the largest.
+//
+// # Gaps and aliases
+//
+// The section's occupancy comes from model.Pieces. A piece that is a whole
+// buffer (no alias group, all its bytes) is an item with the buffer's
+// alignment; a gap window or an alias group's union of byte ranges is fluid
+// (alignment 1): sound, as above, but it adds no padding.
+//
+// # The pool bound
+//
+// The bound is monotone in the section (adding an item never lowers it), so
+// only the slots entered by a start are evaluated; a slot whose load plus
+// the paddings of its items to their own alignments (an upper bound on every
+// level's value) cannot beat the best so far is skipped. Finally the bound is
+// rounded up to the grid g (the GCD of sizes, alignments, alias deltas and
+// pins, and gap windows' bounds): the optimum is the peak of a pushed-down
+// plan, a multiple of g.
+// Problems with several pools get max-live (the pools' loads are unknown
+// before the split).
+type AlignBoundResult struct {
+	LowerBound int64
+	MaxLive    int64
+	// Level is the alignment of the strongest section bound (0 when the
+	// bound is max-live), At the start of its slot, Items the number of
+	// items of that level in it.
+	Level, At int64
+	Items     int
+	// Section is the bound before rounding up to the grid; Grid is the
+	// grid when the rounding raised it (else 0).
+	Section, Grid int64
+}
+
+// Detail explains the bound in one sentence.
+func (r AlignBoundResult) Detail() string {
+	d := "the largest total size of buffers live at one time"
+	if r.Level != 0 {
+		d = fmt.Sprintf("at time %d, %d buffers aligned to multiples of %d: each takes whole %d-byte blocks except the topmost (max-live %d)",
+			r.At, r.Items, r.Level, r.Level, r.MaxLive)
+	}
+	if r.Grid > 0 {
+		d += fmt.Sprintf(", rounded up to a multiple of %d (every pushed-down plan's peak is one)", r.Grid)
+	}
+	return d
+}
+
+// Name names the bound in messages: "max-live" or "the alignment bound".
+func (r AlignBoundResult) Name() string {
+	if r.LowerBound <= r.MaxLive {
+		return "max-live"
+	}
+	return "the alignment bound"
+}
+
+// startBound is the lower bound a single-pool solve starts from.
+func (s *solver) startBound() (int64, string) {
+	r := AlignBound(s.p)
+	return r.LowerBound, r.Name()
+}
+
+// lbName names the bound the solve started from.
+func (s *solver) lbName() string {
+	if s.boundName == "" {
+		return "max-live"
+	}
+	return s.boundName
+}
+
+// alignItem is one piece of a section: its bytes and alignment (1 = fluid).
+type alignItem struct {
+	size, align int64
+	// whole is set for a whole buffer (contiguous); else the bytes are
+	// fluid (a gap window, an alias group's union).
+	whole bool
+}
+
+// AlignBound computes the alignment-aware lower bound of p (see
+// AlignBoundResult).
+func AlignBound(p *model.Problem) AlignBoundResult {
+	sw := p.ComputeSweep()
+	res := AlignBoundResult{LowerBound: sw.MaxLive, MaxLive: sw.MaxLive}
+	pools := p.PoolList()
+	if len(pools) != 1 {
+		return res
+	}
+	poolAlign := pools[0].Alignment()
+	whole := wholeBuffers(p)
+	type event struct {
+		t     int64
+		start bool
+		item  alignItem
+		id    int
+	}
+	pieces := p.Pieces()
+	events := make([]event, 0, 2*len(pieces))
+	aligned := false
+	items := make([]alignItem, len(pieces))
+	for k, pc := range pieces {
+		it := alignItem{size: pc.Bytes, align: 1}
+		if b := &p.Buffers[pc.Buffer]; whole[pc.Buffer] && pc.Bytes == b.Size {
+			it.align, it.whole = lcmSafe(b.Alignment(), poolAlign), true
+		}
+		if it.align > 1 {
+			aligned = true
+		}
+		items[k] = it
+		events = append(events, event{pc.Start, true, it, k}, event{pc.End, false, it, k})
+	}
+	if !aligned {
+		return res
+	}
+	slices.SortFunc(events, func(a, b event) int {
+		switch {
+		case a.t != b.t:
+			return cmp.Compare(a.t, b.t)
+		case a.start != b.start:
+			if !a.start {
+				return -1 // ends first: lifetimes are half-open
+			}
+			return 1
+		}
+		return cmp.Compare(int64(a.id), int64(b.id))
+	})
+	// live holds the live pieces; pos[id] is a piece's index in it.
+	var live []int
+	pos := make([]int, len(pieces))
+	var upper int64 // load + paddings to own alignments
+	best := sw.MaxLive
+	section := make([]alignItem, 0, 64)
+	for k := 0; k < len(events); {
+		t := events[k].t
+		started := false
+		for ; k < len(events) && events[k].t == t; k++ {
+			e := events[k]
+			pad := padTo(e.item.size, e.item.align)
+			if e.start {
+				pos[e.id] = len(live)
+				live = append(live, e.id)
+				upper = satAdd(upper, satAdd(e.item.size, pad))
+				started = true
+			} else {
+				j, last := pos[e.id], live[len(live)-1]
+				live[j], pos[last] = last, j
+				live = live[:len(live)-1]
+				upper -= satAdd(e.item.size, pad)
+			}
+		}
+		if !started || upper <= best || k == len(events) {
+			continue
+		}
+		section = section[:0]
+		for _, id := range live {
+			section = append(section, items[id])
+		}
+		if lb, level, n := sectionBound(section); lb > best {
+			best = lb
+			res.Level, res.At, res.Items = level, t, n
+		}
+	}
+	res.Section = best
+	if g := gridOf(p); best%g != 0 && best <= math.MaxInt64-g {
+		best += g - best%g
+		res.Grid = g
+	}
+	res.LowerBound = max(best, sw.MaxLive)
+	return res
+}
+
+// sectionBound returns the bound of one section (see AlignBoundResult), the
+// level that gives it (0 for the total) and the number of items of that
+// level. Levels whose sums overflow int64 are skipped.
+func sectionBound(items []alignItem) (lb, level int64, n int) {
+	var total int64
+	var aligns []int64
+	for _, it := range items {
+		total += it.size
+		if it.align > 1 && !slices.Contains(aligns, it.align) {
+			aligns = append(aligns, it.align)
+		}
+	}
+	lb = total
+	var pads, others []int64
+	for _, A := range levelsOf(aligns) {
+		var sA int64
+		pads, others = pads[:0], others[:0]
+		ok := true
+		for _, it := range items {
+			if it.align%A != 0 {
+				if it.whole {
+					others = append(others, it.size)
+				}
+				continue
+			}
+			pad := padTo(it.size, A)
+			if pad < 0 || sA > math.MaxInt64-it.size || pad > math.MaxInt64/int64(len(items)) {
+				ok = false
+				break
+			}
+			sA += it.size
+			pads = append(pads, pad)
+		}
+		if !ok || len(pads) == 0 {
+			continue
+		}
+		if v := levelBound(sA, pads, others); v > lb {
+			lb, level, n = v, A, len(pads)
+		}
+	}
+	return lb, level, n
+}
+
+// levelBound returns the bound of one level A of a section (see
+// AlignBoundResult): sA is the bytes of the A-items, pads their paddings to
+// A, others the sizes of the whole (indivisible) non-A items. pads and others
+// are sorted in place. The result is the largest over thresholds τ (each
+// padding value) of
+//
+//	sA + L_τ + (sum of the |low_τ| − 1 − k_τ smallest paddings ≤ τ)
+//
+// where k_τ items of L_τ bytes are larger than τ. With τ the largest
+// padding and no item above it this is Σ A·c_i − max pad_i.
+func levelBound(sA int64, pads, others []int64) int64 {
+	slices.Sort(pads)
+	slices.Sort(others)
+	// prefix[j] = sum of the j smallest paddings; suffix sums of others.
+	var best int64
+	var prefix int64
+	prefixes := make([]int64, len(pads)+1)
+	for j, p := range pads {
+		prefix += p
+		prefixes[j+1] = prefix
+	}
+	large := make([]int64, len(others)+1) // large[j] = sum of others[j:]
+	for j := len(others) - 1; j >= 0; j-- {
+		large[j] = large[j+1] + others[j]
+	}
+	for j := 0; j < len(pads); j++ {
+		if j+1 < len(pads) && pads[j+1] == pads[j] {
+			continue // the threshold takes every padding ≤ τ
+		}
+		tau := pads[j]
+		low := j + 1
+		first, _ := slices.BinarySearch(others, tau+1) // first item > τ
+		k := len(others) - first
+		m := max(low-1-k, 0)
+		if v := sA + large[first] + prefixes[m]; v > best {
+			best = v
+		}
+	}
+	return best
+}
+
+// maxLevels caps the number of levels tried per section.
+const maxLevels = 64
+
+// levelsOf returns the alignments and their pairwise GCDs (> 1), at most
+// maxLevels of them.
+func levelsOf(aligns []int64) []int64 {
+	out := append([]int64(nil), aligns...)
+	for i := 0; i < len(aligns) && len(out) < maxLevels; i++ {
+		for j := i + 1; j < len(aligns) && len(out) < maxLevels; j++ {
+			if g := gcd(aligns[i], aligns[j]); g > 1 && !slices.Contains(out, g) {
+				out = append(out, g)
+			}
+		}
+	}
+	return out
+}
+
+// wholeBuffers marks the buffers whose pieces are whole copies of
+// themselves at their own offset when they have all their bytes: buffers
+// that are neither alias members nor roots of alias groups.
+func wholeBuffers(p *model.Problem) []bool {
+	whole := make([]bool, len(p.Buffers))
+	for i := range whole {
+		whole[i] = p.Buffers[i].Alias == nil
+	}
+	index := p.Index()
+	for i := range p.Buffers {
+		if p.Buffers[i].Alias != nil {
+			r, _ := p.Root(i, index)
+			whole[r] = false
+		}
+	}
+	return whole
+}
+
+// padTo returns the bytes from size up to the next multiple of a, or -1
+// when that overflows.
+func padTo(size, a int64) int64 {
+	r := size % a
+	if r == 0 {
+		return 0
+	}
+	if size > math.MaxInt64-(a-r) {
+		return -1
+	}
+	return a - r
+}
+
+func satAdd(a, b int64) int64 {
+	if b < 0 || a > math.MaxInt64-b {
+		return math.MaxInt64 / 2
+	}
+	return a + b
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// lcmSafe returns the least common multiple, or a when it overflows (a
+// weaker alignment keeps the bound sound).
+func lcmSafe(a, b int64) int64 {
+	g := gcd(a, b)
+	if a/g > math.MaxInt64/b {
+		return a
+	}
+	return a / g * b
+}
