@@ -9,68 +9,8 @@ import (
 	"github.com/optalloc/optalloc/model"
 )
 
-// AlignBound is an alignment-aware lower bound on the peak of a single-pool
-// problem: the largest, over the sections (sets of buffers live at one
-// time), of a bound on the height of every 1-D packing of the section's
-// buffers; never below max-live.
-//
-// # The bound of one section
-//
-// Take a section: items i with size s_i > 0 and effective alignment a_i (the
-// lcm of the buffer's and the pool's alignment; every offset of a valid plan
-// is a multiple of both). Pick a level A > 1 and call the items whose a_i is
-// a multiple of A the A-items; they all start at multiples of A. Write
-// c_i = ⌈s_i/A⌉ and pad_i = A·c_i − s_i. Every other byte of the section
-// (items of other alignments, and pieces treated as fluid, below) is a
-// non-A byte; let N be their number and W the total of the section.
-//
-// Look at any valid packing with peak H and let t be the A-item with the
-// highest offset. An A-item i starting at k_i·A covers the blocks
-// [k_i, k_i + c_i) of the A-grid only partly (its last block is padded by
-// pad_i bytes), and the next A-item above it starts at a block boundary at
-// or above its top, so no other A-item uses those blocks: the block ranges
-// of A-items are disjoint, and those of every i ≠ t lie below k_t. Hence
-//
-//	k_t·A ≥ Σ_{i≠t} A·c_i + (non-A bytes below k_t·A that are not in the
-//	         paddings of the items i ≠ t)
-//	H − k_t·A ≥ s_t + (non-A bytes above k_t·A)
-//
-// and since the paddings of the items i ≠ t hold at most P_t = Σ_{i≠t} pad_i
-// non-A bytes, H ≥ Σ_{i≠t} A·c_i + s_t + max(0, N − P_t) =
-// max(W, S_A + P_t) where S_A = Σ s_i over the A-items. The smallest P_t
-// is for t of the largest padding, so
-//
-//	H ≥ max(W, Σ_i A·c_i − max_i pad_i)          (over the A-items)
-//
-// The argument only counts non-A bytes, so it holds however they are shaped:
-// unaligned items, items whose alignment A does not divide, gap windows and
-// alias groups may fill the paddings completely (they are treated as fluid).
-// Pins are extra constraints (a pinned offset honours the alignments too,
-// else no plan is valid), elastic buffers are counted at their minimum size
-// (a plan granting more only occupies more), so the bound holds for them.
-//
-// The levels A are the effective alignments of the section's aligned items
-// and the GCDs of pairs of them (the level gcd(4, 6) = 2 sees items of
-// alignments 4 and 6 together); the bound of the section is the largest.
-//
-// # Gaps and aliases
-//
-// The section's occupancy comes from model.Pieces. A piece that is a whole
-// buffer (no alias group, all its bytes) is an item with the buffer's
-// alignment; a gap window or an alias group's union of byte ranges is fluid
-// (alignment 1): sound, as above, but it adds no padding.
-//
-// # The pool bound
-//
-// The bound is monotone in the section (adding an item never lowers it), so
-// only the slots entered by a start are evaluated; a slot whose load plus
-// the paddings of its items to their own alignments (an upper bound on every
-// level's value) cannot beat the best so far is skipped. Finally the bound is
-// rounded up to the grid g (the GCD of sizes, alignments, alias deltas and
-// pins, and gap windows' bounds): the optimum is the peak of a pushed-down
-// plan, a multiple of g.
-// Problems with several pools get max-live (the pools' loads are unknown
-// before the split).
+// AlignBoundResult is the alignment-aware lower bound of a problem (see
+// AlignBound) with what gave it.
 type AlignBoundResult struct {
 	LowerBound int64
 	MaxLive    int64
@@ -127,8 +67,87 @@ type alignItem struct {
 	whole bool
 }
 
-// AlignBound computes the alignment-aware lower bound of p (see
-// AlignBoundResult).
+// AlignBound returns an alignment-aware lower bound on the peak of a single-pool
+// problem: the largest, over the sections (sets of buffers live at one
+// time), of a bound on the height of every 1-D packing of the section's
+// buffers; never below max-live.
+//
+// # The bound of one section
+//
+// Take a section: items i with size s_i > 0 and effective alignment a_i (the
+// lcm of the buffer's and the pool's alignment; every offset of a valid plan
+// is a multiple of both). Pick a level A > 1 and call the items whose a_i is
+// a multiple of A the A-items; they all start at multiples of A. Write
+// c_i = ⌈s_i/A⌉ and pad_i = A·c_i − s_i. Every other byte of the section
+// (items of other alignments, and pieces treated as fluid, below) is a
+// non-A byte; let N be their number and W the total of the section.
+//
+// Look at any valid packing with peak H and let t be the A-item with the
+// highest offset. An A-item i starting at k_i·A covers the blocks
+// [k_i, k_i + c_i) of the A-grid only partly (its last block is padded by
+// pad_i bytes), and the next A-item above it starts at a block boundary at
+// or above its top, so no other A-item uses those blocks: the block ranges
+// of A-items are disjoint, and those of every i ≠ t lie below k_t. Hence
+//
+//	k_t·A ≥ Σ_{i≠t} A·c_i + (non-A bytes below k_t·A that are not in the
+//	         paddings of the items i ≠ t)
+//	H − k_t·A ≥ s_t + (non-A bytes above k_t·A)
+//
+// and since the paddings of the items i ≠ t hold at most P_t = Σ_{i≠t} pad_i
+// non-A bytes, H ≥ Σ_{i≠t} A·c_i + s_t + max(0, N − P_t) =
+// max(W, S_A + P_t) where S_A = Σ s_i over the A-items. The smallest P_t
+// is for t of the largest padding, so
+//
+//	H ≥ max(W, Σ_i A·c_i − max_i pad_i)          (over the A-items)
+//
+// The argument only counts non-A bytes, so it holds however they are shaped:
+// unaligned items, items whose alignment A does not divide, gap windows and
+// alias groups may fill the paddings completely (they are treated as fluid).
+// Pins are extra constraints (a pinned offset honours the alignments too,
+// else no plan is valid), elastic buffers are counted at their minimum size
+// (a plan granting more only occupies more), so the bound holds for them.
+//
+// Indivisible items sharpen it. The non-A items are disjoint from the
+// A-items, so a whole (contiguous) non-A item lies below the lowest A-item,
+// above the top one, or in the gap between an A-item i and the next, whose
+// length is L_i = pad_i + A·f_i (f_i ≥ 0 whole blocks). Then H ≥ S_A + P_t +
+// N − Σ_{i≠t} sav_i with sav_i = pad_i + N_i − L_i ≤ min(pad_i, N_i) (N_i
+// the non-A bytes in the gap; the region below the lowest A-item and the one
+// above the top save nothing). Take a threshold τ; call the gaps with
+// pad_i ≤ τ low and the k_τ whole non-A items larger than τ (L_τ bytes)
+// large. A low gap holding a large item saves at most pad_i, and at most k_τ
+// low gaps hold one; the other low gaps save at most the remaining bytes
+// N − L_τ in total. So the saving of the low gaps is at most
+// min(Σ_low pad, (the k_τ largest low paddings) + N − L_τ), that of the other
+// gaps at most their paddings, and, minimising over t,
+//
+//	H ≥ S_A + L_τ + (the sum of the |low| − 1 − k_τ smallest low paddings)
+//
+// for every τ; τ = the largest padding with no large item gives the bound
+// above. Every padding value is tried as τ (O(m log m) per level).
+//
+// The levels A are the effective alignments of the section's aligned items
+// and the GCDs of pairs of them (the level gcd(4, 6) = 2 sees items of
+// alignments 4 and 6 together); the bound of the section is the largest.
+//
+// # Gaps and aliases
+//
+// The section's occupancy comes from model.Pieces. A piece that is a whole
+// buffer (no alias group, all its bytes) is an item with the buffer's
+// alignment; a gap window or an alias group's union of byte ranges is fluid
+// (alignment 1): sound, as above, but it adds no padding.
+//
+// # The pool bound
+//
+// The bound is monotone in the section (adding an item never lowers it), so
+// only the slots entered by a start are evaluated; a slot whose load plus
+// the paddings of its items to their own alignments (an upper bound on every
+// level's value) cannot beat the best so far is skipped. Finally the bound is
+// rounded up to the grid g (the GCD of sizes, alignments, alias deltas and
+// pins, and gap windows' bounds): the optimum is the peak of a pushed-down
+// plan, a multiple of g.
+// Problems with several pools get max-live (the pools' loads are unknown
+// before the split). The cost is O(S·n·levels + n log n) for S sections.
 func AlignBound(p *model.Problem) AlignBoundResult {
 	sw := p.ComputeSweep()
 	res := AlignBoundResult{LowerBound: sw.MaxLive, MaxLive: sw.MaxLive}
@@ -219,7 +238,7 @@ func AlignBound(p *model.Problem) AlignBoundResult {
 	return res
 }
 
-// sectionBound returns the bound of one section (see AlignBoundResult), the
+// sectionBound returns the bound of one section (see AlignBound), the
 // level that gives it (0 for the total) and the number of items of that
 // level. Levels whose sums overflow int64 are skipped.
 func sectionBound(items []alignItem) (lb, level int64, n int) {
@@ -263,7 +282,7 @@ func sectionBound(items []alignItem) (lb, level int64, n int) {
 }
 
 // levelBound returns the bound of one level A of a section (see
-// AlignBoundResult): sA is the bytes of the A-items, pads their paddings to
+// AlignBound): sA is the bytes of the A-items, pads their paddings to
 // A, others the sizes of the whole (indivisible) non-A items. pads and others
 // are sorted in place. The result is the largest over thresholds τ (each
 // padding value) of
@@ -296,6 +315,9 @@ func levelBound(sA int64, pads, others []int64) int64 {
 		first, _ := slices.BinarySearch(others, tau+1) // first item > τ
 		k := len(others) - first
 		m := max(low-1-k, 0)
+		if sA+large[first] > math.MaxInt64-prefixes[m] {
+			continue // overflow: skip this threshold (sound)
+		}
 		if v := sA + large[first] + prefixes[m]; v > best {
 			best = v
 		}

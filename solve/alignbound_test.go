@@ -247,3 +247,26 @@ func TestSolveReportsAlignBound(t *testing.T) {
 	assert.Equal(t, "align", b.Method)
 	assert.Contains(t, b.Detail, "aligned to multiples of 64")
 }
+
+// BenchmarkAlignBound: 20,000 buffers, a third aligned to 64 or 4096,
+// lifetimes of up to 200 steps over 40,000 steps (~100 live at a time).
+func BenchmarkAlignBound(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	p := &model.Problem{Name: "bench"}
+	for i := 0; i < 20000; i++ {
+		s := rng.Int64N(40000)
+		buf := model.Buffer{ID: fmt.Sprint(i), Start: s, End: s + 1 + rng.Int64N(400), Size: 1 + rng.Int64N(100000)}
+		switch rng.IntN(3) {
+		case 0:
+			buf.Align = 64
+		case 1:
+			buf.Align = 4096
+		}
+		p.Buffers = append(p.Buffers, buf)
+	}
+	var r AlignBoundResult
+	for b.Loop() {
+		r = AlignBound(p)
+	}
+	b.ReportMetric(float64(r.LowerBound)/float64(r.MaxLive), "bound/max-live")
+}
