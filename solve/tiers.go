@@ -21,8 +21,9 @@ import (
 //     traffic per byte of the fast pool).
 //
 // A pool takes the longest prefix of its candidates (in priority order) whose
-// plan fits its capacity: a prefix is first filtered by max-live, then
-// planned. Buffers that cannot go to a faster pool spill to the next one; the
+// plan fits its capacity (a prefix is first filtered by max-live, then
+// planned), then offers each left-out candidate in priority order one more
+// time: it joins when the pool's plan still fits. Buffers that cannot go to a faster pool spill to the next one; the
 // last pool takes the rest. Pinned buffers go to their first allowed pool.
 // Optimality is claimed per pool only: the split itself is a heuristic.
 
@@ -74,14 +75,17 @@ func groupsOf(p *model.Problem) []*group {
 			g.priority = float64(g.size) / float64(g.end-g.start)
 		}
 	}
-	sort.SliceStable(out, func(a, b int) bool {
-		x, y := out[a], out[b]
-		if x.critical != y.critical {
-			return x.critical
-		}
-		return x.priority > y.priority
-	})
+	sort.SliceStable(out, func(a, b int) bool { return out[a].before(out[b]) })
 	return out
+}
+
+// before orders groups by priority: latency-critical scratch first, then
+// by weight (or bytes per unit of lifetime), highest first.
+func (g *group) before(h *group) bool {
+	if g.critical != h.critical {
+		return g.critical
+	}
+	return g.priority > h.priority
 }
 
 // subProblem extracts the buffers of groups into a single-pool problem.
@@ -233,8 +237,8 @@ func (s *solver) fitPool(ctx context.Context, pool model.Pool, fixed, cand []*gr
 			rest = append(rest, g)
 		}
 	}
-	fits := func(k int) bool {
-		sub, _ := subProblem(s.p, pool, append(append([]*group(nil), fixed...), take[:k]...))
+	fits := func(take []*group) bool {
+		sub, _ := subProblem(s.p, pool, append(append([]*group(nil), fixed...), take...))
 		if len(sub.Buffers) == 0 {
 			return true
 		}
@@ -244,10 +248,10 @@ func (s *solver) fitPool(ctx context.Context, pool model.Pool, fixed, cand []*gr
 		return err == nil && r.Plan != nil
 	}
 	lo, hi := 0, len(take)
-	if !fits(hi) {
+	if !fits(take) {
 		for hi-lo > 1 {
 			mid := (lo + hi) / 2
-			if fits(mid) {
+			if fits(take[:mid]) {
 				lo = mid
 			} else {
 				hi = mid
@@ -256,7 +260,69 @@ func (s *solver) fitPool(ctx context.Context, pool model.Pool, fixed, cand []*gr
 		rest = append(append([]*group(nil), take[lo:]...), rest...)
 		take = take[:lo]
 	}
-	return take, rest
+	return s.fillPool(ctx, pool, fixed, take, rest, fits)
+}
+
+// maxFill bounds the candidates fillPool tries one by one (a variable so
+// that tests can compare with the prefix alone).
+var maxFill = 64
+
+// fillPool offers the candidates left out of the pool (in priority order)
+// one at a time: each that keeps the pool's max-live within its capacity and
+// whose heuristic plan still fits joins it. A buffer behind the first one
+// that did not fit may still fit (a short buffer in a quiet time), so this
+// spills less than the prefix alone. At most maxFill candidates are planned.
+func (s *solver) fillPool(ctx context.Context, pool model.Pool, fixed, take, rest []*group, fits func([]*group) bool) ([]*group, []*group) {
+	if len(rest) == 0 || pool.Capacity <= 0 {
+		return take, rest
+	}
+	sort.SliceStable(rest, func(a, b int) bool { return rest[a].before(rest[b]) })
+	var spill []*group
+	tried := 0
+	for k, g := range rest {
+		if tried >= maxFill || ctx.Err() != nil {
+			spill = append(spill, rest[k:]...)
+			break
+		}
+		with := append(append([]*group(nil), fixed...), take...)
+		with = append(with, g)
+		if !maxLiveWithin(with, pool.Capacity) {
+			spill = append(spill, g)
+			continue
+		}
+		tried++
+		if fits(append(take[:len(take):len(take)], g)) {
+			take = append(take, g)
+		} else {
+			spill = append(spill, g)
+		}
+	}
+	return take, spill
+}
+
+// maxLiveWithin reports whether the groups' total size live at any time
+// stays within capacity.
+func maxLiveWithin(gs []*group, capacity int64) bool {
+	type ev struct {
+		t, d int64
+	}
+	evs := make([]ev, 0, 2*len(gs))
+	for _, g := range gs {
+		evs = append(evs, ev{g.start, g.size}, ev{g.end, -g.size})
+	}
+	sort.Slice(evs, func(a, b int) bool {
+		if evs[a].t != evs[b].t {
+			return evs[a].t < evs[b].t
+		}
+		return evs[a].d < evs[b].d // ends first
+	})
+	var live int64
+	for _, e := range evs {
+		if live += e.d; live > capacity {
+			return false
+		}
+	}
+	return true
 }
 
 // solvePools plans every pool's share as a single-pool problem and merges
