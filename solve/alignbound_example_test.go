@@ -1,0 +1,25 @@
+package solve_test
+
+import (
+	"fmt"
+
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/solve"
+)
+
+// Three 65-byte buffers aligned to 64 bytes, live together: max-live is 195,
+// but two of them take two whole 64-byte blocks each, so every plan needs
+// at least 128 + 128 + 65 = 321 bytes.
+func ExampleAlignBound() {
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "a", Start: 0, End: 2, Size: 65, Align: 64},
+		{ID: "b", Start: 0, End: 2, Size: 65, Align: 64},
+		{ID: "c", Start: 1, End: 3, Size: 65, Align: 64},
+	}}
+	r := solve.AlignBound(p)
+	fmt.Println(r.MaxLive, r.LowerBound)
+	fmt.Println(r.Detail())
+	// Output:
+	// 195 321
+	// at time 1, 3 buffers aligned to multiples of 64: each takes whole 64-byte blocks except the topmost (max-live 195)
+}
