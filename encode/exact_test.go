@@ -117,6 +117,15 @@ func checkFromIncumbent(t *testing.T, p *model.Problem, want int64, opt Options)
 	require.NoError(t, err)
 	requireValid(t, p, pl)
 	require.GreaterOrEqual(t, pl.Peak(p), want)
+	// Sizes and pieces rounded up (outwards) to 2 bytes: a restriction
+	// whose plans stay valid.
+	if pl, _, st, err := Minimise(ctx, p, nil, 0, Options{RoundUp: 2}, nil); err == nil {
+		requireValid(t, p, pl)
+		require.GreaterOrEqual(t, pl.Peak(p), want)
+		require.Contains(t, st.Reason, "rounded up")
+	} else {
+		require.ErrorContains(t, err, "cannot round sizes up") // pinned or aligned
+	}
 	o := opt
 	o.RoundUnits = []int64{2, 3}
 	lb, how, _, err := ProveLowerBound(ctx, p, o)
