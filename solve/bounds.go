@@ -80,8 +80,9 @@ func ProveBound(ctx context.Context, p *model.Problem, opt Options) (*Bound, err
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			climbBound(ctx, p, opt, &mu, b, raise)
-			cancel() // a plan at the bound or a stall ends the SAT prover too
+			if climbBound(ctx, p, opt, &mu, b, raise) {
+				cancel() // a plan at the bound ends the SAT prover too
+			}
 		}()
 	}
 	wg.Wait()
@@ -89,7 +90,11 @@ func ProveBound(ctx context.Context, p *model.Problem, opt Options) (*Bound, err
 }
 
 // climbBound raises the bound by branch-and-bound refutations.
-func climbBound(ctx context.Context, p *model.Problem, opt Options, mu *sync.Mutex, b *Bound, raise func(int64, string, string)) {
+//
+// It reports whether it found a plan at the bound (nothing is left to
+// prove); when it stops for any other reason (time, an engine that declines
+// the problem) the SAT prover goes on alone.
+func climbBound(ctx context.Context, p *model.Problem, opt Options, mu *sync.Mutex, b *Bound, raise func(int64, string, string)) bool {
 	g := gridOf(p)
 	bo := opt.BnB
 	bo.Threads, bo.Seed = opt.Threads, opt.Seed
@@ -110,18 +115,19 @@ func climbBound(ctx context.Context, p *model.Problem, opt Options, mu *sync.Mut
 		steps++
 		switch {
 		case err != nil || status == bnb.Unknown:
-			return
+			return false
 		case status == bnb.Feasible:
 			mu.Lock()
 			if b.LowerBound == c {
 				b.Optimal = true
 			}
 			mu.Unlock()
-			return
+			return true
 		default:
 			raise((c/g+1)*g, "bnb", fmt.Sprintf("search exhausted at capacity %d in %.2fs; peaks are multiples of %d", c, time.Since(t).Seconds(), g))
 		}
 	}
+	return false
 }
 
 // gridOf returns the GCD of all sizes, alignments, pins, alias deltas and
