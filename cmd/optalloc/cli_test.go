@@ -86,6 +86,7 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown method", []string{"plan", "../../examples/tiny-cnn.csv", "--method", "nope"}, "unknown method"},
 		{"bad capacity", []string{"plan", "x.csv", "--capacity", "12XB"}, "not a byte count"},
 		{"missing file", []string{"plan", "does-not-exist.csv"}, "does-not-exist.csv: cannot open"},
+		{"unknown bnb order", []string{"plan", "../../examples/tiny-cnn.csv", "--bnb-orders", "TWA,XYZ"}, `"XYZ"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := cli(t, "", tc.args...)
@@ -163,4 +164,12 @@ func TestPlanHeuristicOnSharedVerifies(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	code, _, stderr = cli(t, "", "verify", in, out)
 	assert.Equal(t, 0, code, stderr)
+}
+
+// TestBnBOrdersFlag: a chosen portfolio plans and proves the example like
+// the default one.
+func TestBnBOrdersFlag(t *testing.T) {
+	code, stdout, stderr := cli(t, "", "plan", "../../examples/tiny-cnn.csv", "--method", "bnb", "--bnb-orders", "TWA,RZ-rank", "--json", "--quiet")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, `"status": "optimal"`)
 }

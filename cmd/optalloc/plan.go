@@ -14,6 +14,7 @@ import (
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
+	"github.com/optalloc/optalloc/solve/bnb"
 )
 
 func init() {
@@ -62,6 +63,7 @@ func planFlags(fs *pflag.FlagSet) {
 	for _, f := range pruneFlags {
 		fs.Bool(f.name, false, f.usage)
 	}
+	fs.StringSlice("bnb-orders", nil, "B&B: static orders of the portfolio, comma-separated (keys T W A Z L R, descending; suffix -rank; \"random\"); default "+strings.Join(bnb.DefaultOrders(), ","))
 	fs.Lookup("method").Usage += "; planners: " + strings.Join(heuristics.Names(), ", ")
 }
 
@@ -164,6 +166,12 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		if on, _ := fs.GetBool(f.name); on {
 			f.set(&opt)
 		}
+	}
+	if orders, _ := fs.GetStringSlice("bnb-orders"); len(orders) > 0 {
+		if err := bnb.CheckOrders(orders); err != nil {
+			return usageErr("--bnb-orders: %v", err)
+		}
+		opt.BnB.Orders = orders
 	}
 	if !quiet && progressReporter != nil {
 		report, done := progressReporter(e)

@@ -55,7 +55,8 @@ func BenchmarkDecideMiniMalloc(b *testing.B) {
 
 // TestDecideMiniMallocTable prints, per instance, the median of three
 // decision times at 1048576 (OPTALLOC_LONG=1 to run; OPTALLOC_THREADS,
-// OPTALLOC_RUNS, OPTALLOC_LIMIT=60s per run, OPTALLOC_ONLY=A,B to restrict).
+// OPTALLOC_RUNS, OPTALLOC_LIMIT=60s per run, OPTALLOC_ONLY=A,B to restrict,
+// OPTALLOC_ORDERS=TWA,TRL to choose the portfolio).
 func TestDecideMiniMallocTable(t *testing.T) {
 	if os.Getenv("OPTALLOC_LONG") == "" {
 		t.Skip("set OPTALLOC_LONG=1 to time the MiniMalloc instances")
@@ -63,6 +64,9 @@ func TestDecideMiniMallocTable(t *testing.T) {
 	opt := Options{}
 	if v := os.Getenv("OPTALLOC_THREADS"); v != "" {
 		fmt.Sscan(v, &opt.Threads)
+	}
+	if v := os.Getenv("OPTALLOC_ORDERS"); v != "" {
+		opt.Orders = splitComma(v)
 	}
 	limit := 60 * time.Second
 	if v := os.Getenv("OPTALLOC_LIMIT"); v != "" {

@@ -27,6 +27,7 @@ var flagSets = []struct {
 	{"no-split", Options{NoSplit: true}},
 	{"no-probe", Options{NoProbe: true}},
 	{"no-symmetry", Options{NoSymmetry: true}},
+	{"orders", Options{Orders: []string{"RZ", "TLR-rank", "random"}}},
 	{"none", Options{NoSectionInference: true, NoDominance: true, NoUnplacedShortcut: true, NoComponents: true, NoMemo: true, NoSplit: true, NoProbe: true, NoSymmetry: true}},
 }
 

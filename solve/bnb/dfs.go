@@ -25,30 +25,10 @@ func (s *searcher) solve(depth int) bool {
 	if s.tick() {
 		return false
 	}
-	c := s.c
-	n := int32(c.n)
-	// Forced placements: an unplaced item that conflicts with nothing
-	// unplaced goes to its minimum offset without branching, and without
-	// moving the canonical position (it interacts with nothing left).
-	nForced := 0
-	ok := true
-	if s.fl.shortcut {
-		for r := s.next[n]; r != n && ok; r = s.next[r] {
-			i := s.byRank[r]
-			if s.deg[i] != 0 || s.hidden[i] {
-				continue
-			}
-			o := s.minOff[i]
-			if p := c.pin[i]; p >= 0 {
-				o = p
-			}
-			ok = s.place(i, o)
-			nForced++
-		}
-		s.st.Forced += int64(nForced)
-		if !ok {
-			s.st.prunes[pruneCapacity]++
-		}
+	nForced, ok := s.forceFree()
+	s.st.Forced += int64(nForced)
+	if !ok {
+		s.st.prunes[pruneCapacity]++
 	}
 	if len(s.stack) > s.maxPlaced {
 		s.maxPlaced = len(s.stack)
@@ -60,6 +40,34 @@ func (s *searcher) solve(depth int) bool {
 		s.unplaceLast()
 	}
 	return false
+}
+
+// forceFree makes the forced placements: an unplaced item that conflicts
+// with nothing unplaced goes to its minimum offset without branching, and
+// without moving the canonical position (it interacts with nothing left).
+// It returns how many it placed (unplaceLast undoes them) and false when
+// one of them does not fit.
+func (s *searcher) forceFree() (int, bool) {
+	if !s.fl.shortcut {
+		return 0, true
+	}
+	c := s.c
+	n := int32(c.n)
+	nForced := 0
+	ok := true
+	for r := s.next[n]; r != n && ok; r = s.next[r] {
+		i := s.byRank[r]
+		if s.deg[i] != 0 || s.hidden[i] {
+			continue
+		}
+		o := s.minOff[i]
+		if p := c.pin[i]; p >= 0 {
+			o = p
+		}
+		ok = s.place(i, o)
+		nForced++
+	}
+	return nForced, ok
 }
 
 // node handles a state after the forced placements: completion (or the
@@ -277,7 +285,7 @@ func (s *searcher) branch(depth int) bool {
 			cs[k] = cs[k-1]
 			k--
 		}
-		cs[k] = cand{o, r, i}
+		cs[k] = cand{off: o, rank: r, it: i}
 	}
 	s.cands[depth] = cs
 	saveOff, saveRank := s.lastOff, s.lastRank

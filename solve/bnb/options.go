@@ -29,7 +29,8 @@ type Options struct {
 	// Seed drives the "random" static order.
 	Seed int64
 	// Orders names the static orders of the portfolio: "random" or key
-	// letters such as "TWA" (see staticOrder; default: orderNames).
+	// letters such as "TWA", optionally with the suffix "-rank" (see
+	// staticOrder; default: DefaultOrders()).
 	Orders []string
 	// NodeLimit is the node budget of one order in the first round of the
 	// portfolio; it doubles every round (default 8192).

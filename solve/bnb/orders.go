@@ -37,9 +37,35 @@ var orderNames = []string{"TWA", "TRL", "TLR", "RZ", "WAT", "TAW", "ZWT", "rando
 
 const rankSuffix = "-rank"
 
+// baseOrder strips the suffixes of an order name.
+func baseOrder(name string) string {
+	return strings.TrimSuffix(name, rankSuffix)
+}
+
+// orderFlags adjusts the search flags for an order name's suffixes.
+func orderFlags(name string, fl flags) flags {
+	if strings.HasSuffix(name, rankSuffix) {
+		fl.byOffset = false
+	}
+	return fl
+}
+
+// DefaultOrders returns the names of the default portfolio.
+func DefaultOrders() []string { return slices.Clone(orderNames) }
+
+// CheckOrders reports the first invalid name among static order names.
+func CheckOrders(names []string) error {
+	for _, n := range names {
+		if err := checkOrder(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkOrder reports whether name is a valid order name.
 func checkOrder(name string) error {
-	name = strings.TrimSuffix(name, rankSuffix)
+	name = baseOrder(name)
 	if name == "random" {
 		return nil
 	}

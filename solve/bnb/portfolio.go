@@ -2,7 +2,6 @@ package bnb
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -24,7 +23,7 @@ func newCompSolver(c *comp, opt Options) *compSolver {
 	cs := &compSolver{c: c, opt: opt}
 	for k, name := range opt.orders() {
 		cs.names = append(cs.names, name)
-		cs.orders = append(cs.orders, staticOrder(c, strings.TrimSuffix(name, rankSuffix), uint64(opt.Seed)+uint64(k)))
+		cs.orders = append(cs.orders, staticOrder(c, baseOrder(name), uint64(opt.Seed)+uint64(k)))
 	}
 	cs.searcher = make([]*searcher, len(cs.orders))
 	cs.count = make([]counters, len(cs.orders))
@@ -77,11 +76,7 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64, maxRounds int)
 						s = nil
 					}
 					if s == nil {
-						fl := cs.opt.flags()
-						if strings.HasSuffix(cs.names[k], rankSuffix) {
-							fl.byOffset = false
-						}
-						s = newSearcher(c, cs.orders[k], fl, &cs.count[k])
+						s = newSearcher(c, cs.orders[k], orderFlags(cs.names[k], cs.opt.flags()), &cs.count[k])
 						cs.searcher[k] = s
 					}
 					s.stop, s.ctx = &stop, ctx
