@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"context"
+	"slices"
 
 	"github.com/optalloc/optalloc/model"
 )
@@ -46,10 +47,21 @@ func (g *BestFit) Name() string {
 
 // Plan implements Planner.
 func (g *BestFit) Plan(ctx context.Context, p *model.Problem) (*model.Plan, error) {
-	return perPool(ctx, p, g.planItems)
+	pools := p.PoolList()
+	return perPool(ctx, p, func(ctx context.Context, its []item) ([]int64, error) {
+		var capacity int64
+		if len(its) > 0 {
+			capacity = pools[its[0].pool].Capacity
+		}
+		return g.planItems(ctx, its, capacity)
+	})
 }
 
-func (g *BestFit) planItems(ctx context.Context, its []item) ([]int64, error) {
+// planItems places one pool's items. With pins (up to 6000 items), when
+// the greedy plan is above capacity (or above the pins' floor when there is
+// none), the bottom-up placement of LowFirst (one round) is tried too and
+// the lower peak kept.
+func (g *BestFit) planItems(ctx context.Context, its []item, capacity int64) ([]int64, error) {
 	keys, err := parseKeys(g.Order, its)
 	if err != nil {
 		return nil, err
@@ -62,8 +74,17 @@ func (g *BestFit) planItems(ctx context.Context, its []item) ([]int64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if _, err := pc.run(ctx, order, g.FirstFit); err != nil {
+	peak, err := pc.run(ctx, order, g.FirstFit)
+	if err != nil {
 		return nil, err
+	}
+	if len(its) <= lowFirstMax && hasPins(its) && peak > max(capacity, pinFloor(its)) {
+		// pins: also the bottom-up placement around them, the better kept
+		off := slices.Clone(pc.off)
+		if p2, _, err := pc.lowFirst(ctx, lifetimeKey(its), 0, nil); err == nil && p2 < peak {
+			return pc.off, nil
+		}
+		return off, nil
 	}
 	return pc.off, nil
 }

@@ -17,12 +17,19 @@
 //   - skyline (Skyline): bottom-up stacking, lowest position first.
 //   - hillclimb (HillClimb) and lns (LNS): improvement passes that keep the
 //     best, seeded.
+//   - lowfirst (LowFirst): bottom-up around the pinned buffers — the item
+//     with the lowest first-fit offset goes there (holes below and between
+//     pins first), longest lifetime first among equals — then
+//     squeaky-wheel rounds under a target just below the best peak.
 //
 // Portfolio runs several planners concurrently and keeps the best plan
 // that verify.Check accepts. FillScratch (seed 004) re-places scratch
 // buffers into the gaps of any plan, granting elastic scratch extra bytes.
 //
-// Common rules: pinned buffers are placed first at their pins; offsets
+// Common rules: pinned buffers are placed first at their pins, as fixed
+// obstacles the other buffers pack around (the greedy-* and firstfit-*
+// planners also try lowfirst's bottom-up placement when pins are present
+// and keep the lower peak); offsets
 // are rounded up to the buffer's and the pool's alignment (an alias
 // group's root offset solves every member's alignment); elastic buffers get
 // their minimum size (FillScratch grants more). Planners other than

@@ -50,7 +50,7 @@ func (s *Skyline) Plan(ctx context.Context, p *model.Problem) (*model.Plan, erro
 func (s *Skyline) plan(ctx context.Context, its []item) ([]int64, error) {
 	off, _, err := s.order(ctx, its)
 	if off == nil && err == nil {
-		return (&BestFit{Order: "size"}).planItems(ctx, its)
+		return (&BestFit{Order: "size"}).planItems(ctx, its, 0)
 	}
 	return off, err
 }
@@ -230,7 +230,7 @@ func (s *SkylineRandom) plan(ctx context.Context, its []item) ([]int64, error) {
 			return nil, err
 		}
 		if off == nil { // too much work for even one run
-			return (&BestFit{Order: "size"}).planItems(ctx, its)
+			return (&BestFit{Order: "size"}).planItems(ctx, its, 0)
 		}
 		if pk := peakOf(its, off); bestPeak < 0 || pk < bestPeak {
 			best, bestPeak = off, pk
