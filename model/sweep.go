@@ -197,15 +197,30 @@ func (p *Problem) components() []Component {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return p.Buffers[order[a]].Start < p.Buffers[order[b]].Start })
+	empty := func(b *Buffer) bool { return b.Size == 0 && b.Alias == nil }
+	// By start; at equal starts, zero-size buffers after the others, so
+	// that they join a component starting there.
+	sort.SliceStable(order, func(a, b int) bool {
+		x, y := &p.Buffers[order[a]], &p.Buffers[order[b]]
+		if x.Start != y.Start {
+			return x.Start < y.Start
+		}
+		return !empty(x) && empty(y)
+	})
 	var out []Component
 	for _, i := range order {
 		b := &p.Buffers[i]
+		end := b.End
+		if empty(b) {
+			// It occupies nothing: it must not join the components it
+			// spans into one.
+			end = b.Start
+		}
 		if len(out) == 0 || b.Start >= out[len(out)-1].End {
-			out = append(out, Component{Start: b.Start, End: b.End})
+			out = append(out, Component{Start: b.Start, End: end})
 		}
 		c := &out[len(out)-1]
-		c.End = max(c.End, b.End)
+		c.End = max(c.End, end)
 		c.Buffers = append(c.Buffers, i)
 	}
 	if hasAlias(p) {

@@ -160,9 +160,10 @@ func TestPiecesOfGapsAndAliases(t *testing.T) {
 	assert.Equal(t, int64(20), s.MaxLive) // a 8 + p 12 during [0, 2)
 }
 
-// bruteComponents links buffers whose lifetimes intersect (zero-size
-// buffers included: ComputeSweep lets them join and extend components) and
-// joins alias members to their root.
+// bruteComponents links buffers whose lifetimes intersect, joins alias
+// members to their root, and a zero-size buffer (not an alias member) to
+// the buffers whose lifetime holds its start: it occupies nothing, so it
+// links nothing else.
 func bruteComponents(p *Problem) [][]int {
 	n := len(p.Buffers)
 	parent := make([]int, n)
@@ -177,10 +178,18 @@ func bruteComponents(p *Problem) [][]int {
 		return parent[i]
 	}
 	union := func(a, b int) { parent[find(a)] = find(b) }
+	empty := func(b *Buffer) bool { return b.Size == 0 && b.Alias == nil }
 	for i := range p.Buffers {
 		for j := range p.Buffers {
 			a, b := &p.Buffers[i], &p.Buffers[j]
-			if a.Start < b.End && b.Start < a.End {
+			switch {
+			case empty(a) && empty(b):
+			case empty(a):
+				if b.Start <= a.Start && a.Start < b.End {
+					union(i, j)
+				}
+			case empty(b):
+			case a.Start < b.End && b.Start < a.End:
 				union(i, j)
 			}
 		}
@@ -208,6 +217,18 @@ func canonical(sets [][]int) [][]int {
 	return sets
 }
 
+func TestZeroSizeBufferDoesNotJoinComponents(t *testing.T) {
+	p := &Problem{Buffers: []Buffer{
+		{ID: "a", Start: 0, End: 2, Size: 4},
+		{ID: "z", Start: 1, End: 4, Size: 0},
+		{ID: "b", Start: 3, End: 5, Size: 4},
+	}}
+	comps := p.ComputeSweep().Components
+	require.Len(t, comps, 2)
+	assert.Equal(t, []int{0, 1}, comps[0].Buffers)
+	assert.Equal(t, []int{2}, comps[1].Buffers)
+}
+
 func TestComponentsMatchBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for trial := 0; trial < 500; trial++ {
@@ -220,7 +241,11 @@ func TestComponentsMatchBruteForce(t *testing.T) {
 			got = append(got, slices.Clone(c.Buffers))
 			for _, i := range c.Buffers {
 				b := &p.Buffers[i]
-				assert.True(t, c.Start <= b.Start && b.End <= c.End, "buffer %s inside its component's span", b.ID)
+				end := b.End
+				if b.Size == 0 && b.Alias == nil {
+					end = b.Start
+				}
+				assert.True(t, c.Start <= b.Start && end <= c.End, "buffer %s inside its component's span", b.ID)
 			}
 		}
 		require.Equal(t, bruteComponents(p), canonical(got), "trial %d\n%s", trial, dump(p))
