@@ -57,10 +57,14 @@ func (g *BestFit) Plan(ctx context.Context, p *model.Problem) (*model.Plan, erro
 	})
 }
 
+// pinFitBudget is the work budget of the bottom-up pass of planItems on
+// pinned items (on up to 1000 items, scaled down by (1000/n)² above).
+const pinFitBudget = 2e7
+
 // planItems places one pool's items. With pins (up to 6000 items), when
 // the greedy plan is above capacity (or above the pins' floor when there is
-// none), the bottom-up placement of LowFirst (one round) is tried too and
-// the lower peak kept.
+// none), the bottom-up placement of LowFirst (one round, within a work
+// budget) is tried too and the lower peak kept.
 func (g *BestFit) planItems(ctx context.Context, its []item, capacity int64) ([]int64, error) {
 	keys, err := parseKeys(g.Order, its)
 	if err != nil {
@@ -81,7 +85,8 @@ func (g *BestFit) planItems(ctx context.Context, its []item, capacity int64) ([]
 	if len(its) <= lowFirstMax && hasPins(its) && peak > max(capacity, pinFloor(its)) {
 		// pins: also the bottom-up placement around them, the better kept
 		off := slices.Clone(pc.off)
-		if p2, _, err := pc.lowFirst(ctx, lifetimeKey(its), 0, nil); err == nil && p2 < peak {
+		budget := scaledBudget(pinFitBudget, len(its))
+		if p2, _, err := pc.lowFirst(ctx, lifetimeKey(its), 0, nil, &budget); err == nil && p2 < peak {
 			return pc.off, nil
 		}
 		return off, nil

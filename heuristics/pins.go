@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 
@@ -28,9 +29,11 @@ type LowFirst struct {
 	Seed int64
 	// Rounds caps the squeaky-wheel rounds; 0 means 100, negative none.
 	Rounds int
-	// Budget caps the work in list entries scanned (about n²/2 per
-	// round); 0 means 1e8 on up to 1000 items, scaled down by (1000/n)²
-	// above.
+	// Budget caps the work in list entries scanned (every first-fit
+	// query counts all the entries); 0 means 3e8 on up to 1000 items,
+	// scaled down by (1000/n)² above. When the first bottom-up pass alone
+	// exceeds it (dense conflicts make it cubic), the plan is
+	// greedy-size's.
 	Budget float64
 }
 
@@ -56,16 +59,22 @@ func (l *LowFirst) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 		}
 		budget := l.Budget
 		if budget <= 0 {
-			budget = scaledBudget(1e8, len(its))
+			budget = scaledBudget(lowFirstBudget, len(its))
 		}
 		pc := newPlacer(its)
-		if w := pc.work(); rounds > 0 && float64(rounds)*w > budget {
-			rounds = int(budget / w)
+		off, _, err := pc.lowSearch(ctx, lifetimeKey(its), 0, max(rounds, 0), l.Seed, budget)
+		if err == errBudget {
+			return (&BestFit{Order: "size"}).planItems(ctx, its, 0)
 		}
-		off, _, err := pc.lowSearch(ctx, lifetimeKey(its), 0, max(rounds, 0), l.Seed)
 		return off, err
 	})
 }
+
+// lowFirstBudget is LowFirst's default work budget on up to 1000 items.
+const lowFirstBudget = 3e8
+
+// errBudget reports that lowFirst ran out of its work budget.
+var errBudget = errors.New("work budget spent")
 
 // lowFirstMax is the number of items of a pool above which LowFirst gives
 // greedy-size's plan (a round scans the unplaced items at every step).
@@ -108,9 +117,14 @@ func pinFloor(its []item) int64 {
 // only rise as items are placed, so an item's lowest offset is recomputed
 // lazily, when it is the candidate and an item live at the same time was
 // placed since. Items that would end above limit (when > 0) are left out,
-// returned in over, and placed last, first fit, in that order. It returns
-// the peak.
-func (pc *placer) lowFirst(ctx context.Context, key []float64, limit int64, over []int32) (int64, []int32, error) {
+// returned in over, and placed last, first fit, in that order. Every
+// first-fit query costs the number of entries from *budget; errBudget when
+// it runs out. It returns the peak.
+func (pc *placer) lowFirst(ctx context.Context, key []float64, limit int64, over []int32, budget *float64) (int64, []int32, error) {
+	perFit := float64(len(pc.its))
+	if pc.eit != nil {
+		perFit = float64(len(pc.eit))
+	}
 	its := pc.its
 	n := len(its)
 	pc.reset()
@@ -129,6 +143,7 @@ func (pc *placer) lowFirst(ctx context.Context, key []float64, limit int64, over
 		}
 		free = append(free, int32(k))
 	}
+	*budget -= perFit * float64(len(free))
 	for _, k := range free {
 		low[k] = pc.fit(int(k), true)
 	}
@@ -138,6 +153,7 @@ func (pc *placer) lowFirst(ctx context.Context, key []float64, limit int64, over
 		if len(placed)&63 == 63 && ctx.Err() != nil {
 			return 0, over, ctx.Err()
 		}
+		*budget -= float64(len(free)) // the scan for the candidate
 		bi := 0
 		for i, k := range free[1:] {
 			b := free[bi]
@@ -155,6 +171,9 @@ func (pc *placer) lowFirst(ctx context.Context, key []float64, limit int64, over
 		}
 		stamp[k] = int32(len(placed))
 		if stale {
+			if *budget -= perFit; *budget < 0 {
+				return 0, over, errBudget
+			}
 			low[k] = pc.fit(int(k), true)
 			continue
 		}
@@ -184,11 +203,12 @@ func (pc *placer) lowFirst(ctx context.Context, key []float64, limit int64, over
 // lowSearch runs lowFirst, then up to rounds squeaky-wheel rounds: each
 // targets a peak just below the best so far, and the items that missed it
 // get their key multiplied by a random factor in [1, 2). It stops at stop
-// or pinFloor and returns the best offsets and peak.
-func (pc *placer) lowSearch(ctx context.Context, key0 []float64, stop int64, rounds int, seed int64) ([]int64, int64, error) {
+// or pinFloor, or when budget is spent, and returns the best offsets and
+// peak (errBudget when the first pass alone spent it).
+func (pc *placer) lowSearch(ctx context.Context, key0 []float64, stop int64, rounds int, seed int64, budget float64) ([]int64, int64, error) {
 	its := pc.its
 	key := slices.Clone(key0)
-	peak, over, err := pc.lowFirst(ctx, key, 0, nil)
+	peak, over, err := pc.lowFirst(ctx, key, 0, nil, &budget)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -196,8 +216,8 @@ func (pc *placer) lowSearch(ctx context.Context, key0 []float64, stop int64, rou
 	stop = max(stop, pinFloor(its))
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x85ebca6b))
 	for r := 0; r < rounds && bestPeak > stop; r++ {
-		if peak, over, err = pc.lowFirst(ctx, key, bestPeak-1, over); err != nil {
-			break // ctx done: the best so far
+		if peak, over, err = pc.lowFirst(ctx, key, bestPeak-1, over, &budget); err != nil {
+			break // ctx done or budget spent: the best so far
 		}
 		if peak < bestPeak {
 			bestPeak = peak
