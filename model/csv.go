@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -79,88 +80,107 @@ func ReadCSV(r io.Reader, name string) (*Problem, error) {
 			p.CSVColumns = append(p.CSVColumns, c)
 		}
 	}
+	// Column indices, looked up once: -1 when absent.
+	idx := func(c string) int {
+		if i, ok := col[c]; ok {
+			return i
+		}
+		return -1
+	}
+	cID, cLower, cUpper, cEnd, cSize := idx("id"), idx("lower"), idx("upper"), idx("end"), idx("size")
+	cAlign, cOffset, cHint, cGaps := idx("alignment"), idx("offset"), idx("hint"), idx("gaps")
+	names := map[int]string{cID: "id", cLower: "lower", cUpper: "upper", cEnd: "end", cSize: "size",
+		cAlign: "alignment", cOffset: "offset", cHint: "hint", cGaps: "gaps"}
+	// The row being read; the helpers below are made once, not per row.
+	var rec []string
+	var line int
+	field := func(i int) (string, bool) {
+		if i < 0 {
+			return "", false
+		}
+		if i >= len(rec) {
+			return "", true
+		}
+		return strings.TrimSpace(rec[i]), true
+	}
+	num := func(i int) (int64, error) {
+		s, _ := field(i)
+		if s == "" {
+			return 0, fail(line, "column %s is empty", names[i])
+		}
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fail(line, "column %s: %q is not an integer in the int64 range", names[i], s)
+		}
+		return v, nil
+	}
+	optional := func(i int) (*int64, error) {
+		s, ok := field(i)
+		if !ok || s == "" || s == "-1" {
+			return nil, nil
+		}
+		v, err := num(i)
+		return &v, err
+	}
 	for {
-		rec, err := cr.Read()
+		rec, err = cr.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, csvError(name, err)
 		}
-		line, _ := cr.FieldPos(0)
+		line, _ = cr.FieldPos(0)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}
-		field := func(c string) (string, bool) {
-			i, ok := col[c]
-			if !ok {
-				return "", false
-			}
-			if i >= len(rec) {
-				return "", true
-			}
-			return strings.TrimSpace(rec[i]), true
-		}
-		num := func(c string) (int64, error) {
-			s, _ := field(c)
-			if s == "" {
-				return 0, fail(line, "column %s is empty", c)
-			}
-			v, err := strconv.ParseInt(s, 10, 64)
-			if err != nil {
-				return 0, fail(line, "column %s: %q is not an integer in the int64 range", c, s)
-			}
-			return v, nil
-		}
-		optional := func(c string) (*int64, error) {
-			s, ok := field(c)
-			if !ok || s == "" || s == "-1" {
-				return nil, nil
-			}
-			v, err := num(c)
-			return &v, err
-		}
 		var b Buffer
 		b.Line = line
-		b.ID, _ = field("id")
+		id, _ := field(cID)
+		b.ID = strings.Clone(id) // not a slice of the whole row
 		if b.ID == "" {
 			return nil, fail(line, "column id is empty")
 		}
-		if b.Start, err = num("lower"); err != nil {
+		if b.Start, err = num(cLower); err != nil {
 			return nil, err
 		}
 		if hasEnd {
-			if b.End, err = num("end"); err != nil {
+			if b.End, err = num(cEnd); err != nil {
 				return nil, err
 			}
 			if b.End == 1<<63-1 {
 				return nil, fail(line, "end %d overflows when made exclusive", b.End)
 			}
 			b.End++
-		} else if b.End, err = num("upper"); err != nil {
+		} else if b.End, err = num(cUpper); err != nil {
 			return nil, err
 		}
-		if b.Size, err = num("size"); err != nil {
+		if b.Size, err = num(cSize); err != nil {
 			return nil, err
 		}
-		if s, ok := field("alignment"); ok && s != "" {
-			if b.Align, err = num("alignment"); err != nil {
+		if s, ok := field(cAlign); ok && s != "" {
+			if b.Align, err = num(cAlign); err != nil {
 				return nil, err
 			}
 			if b.Align <= 0 {
 				return nil, fail(line, "buffer %q: alignment %d must be positive", b.ID, b.Align)
 			}
 		}
-		if b.Pin, err = optional("offset"); err != nil {
+		if b.Pin, err = optional(cOffset); err != nil {
 			return nil, err
 		}
-		if b.Hint, err = optional("hint"); err != nil {
+		if b.Hint, err = optional(cHint); err != nil {
 			return nil, err
 		}
-		if s, _ := field("gaps"); s != "" {
+		if s, _ := field(cGaps); s != "" {
 			if b.Gaps, err = ParseGaps(s); err != nil {
 				return nil, fail(line, "buffer %q: %v", b.ID, err)
 			}
+		}
+		if len(p.Buffers) == cap(p.Buffers) {
+			// Double: append grows large slices by a quarter, which
+			// allocates about five times the final size over a big file.
+			p.Buffers = slices.Grow(p.Buffers, max(1024, len(p.Buffers)))
 		}
 		p.Buffers = append(p.Buffers, b)
 	}
