@@ -89,11 +89,10 @@ const (
 	pruneCapacity         // a placement leaves an item above capacity or past its pin
 	pruneFloor            // the last placement's offset + a section's unplaced total above capacity
 	pruneSplit            // a group of an independent split failed
-	pruneFloor2           // second-lowest section floor bound
 	numPrune
 )
 
-var pruneNames = [numPrune]string{"section", "dominance", "canonical", "memo", "capacity", "floor", "split", "floor2"}
+var pruneNames = [numPrune]string{"section", "dominance", "canonical", "memo", "capacity", "floor", "split"}
 
 // counters are the hot-loop statistics of one worker.
 type counters struct {

@@ -31,14 +31,13 @@ type searcher struct {
 	deg      []int32 // number of unplaced conflicting items
 	floor    []int64 // per section: top of the placed items
 	unpl     []int64 // per section: total size of the unplaced items
-	secMin   []int64 // scratch: per section, lowest offset an unplaced item can take
-	secMin2  []int64 // scratch: the second lowest
-	secSize  []int64 // scratch: size of the item at secMin
+	secSize  []int64 // scratch: per section, size of the items painted so far
 	painted  []uint8 // scratch: how many items have painted a section (0..2)
 	skip     []int32 // scratch: next section not painted twice (union-find)
 	bucket   []int32 // scratch: first item of each offset (counting sort)
 	chain    []int32 // scratch: next item in the same bucket
 	effOf    []int64 // scratch: lowest possible offset of each item
+	byE      []int32 // scratch: unplaced items by lowest possible offset
 
 	// Unplaced items in rank order, as a doubly linked list over ranks
 	// (index n is the sentinel): removal and restore are O(1).
@@ -98,9 +97,9 @@ func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 	n := c.n
 	s := &searcher{c: c, fl: fl, rank: make([]int32, n), byRank: order,
 		minOff: make([]int64, n), off: make([]int64, n), placed: make([]bool, n), deg: make([]int32, n),
-		floor: make([]int64, c.nsec), unpl: make([]int64, c.nsec), secMin: make([]int64, c.nsec),
-		secMin2: make([]int64, c.nsec), secSize: make([]int64, c.nsec),
-		painted: make([]uint8, c.nsec), skip: make([]int32, c.nsec+1), chain: make([]int32, n), effOf: make([]int64, n),
+		floor: make([]int64, c.nsec), unpl: make([]int64, c.nsec),
+		secSize: make([]int64, c.nsec),
+		painted: make([]uint8, c.nsec), skip: make([]int32, c.nsec+1), chain: make([]int32, n), effOf: make([]int64, n), byE: make([]int32, 0, n),
 		next: make([]int32, n+1), prev: make([]int32, n+1), cands: make([][]cand, n+1),
 		hidden: make([]bool, n), byStart: make([]int32, n),
 		trail: make([]undo, 0, 4*n), stack: make([]int32, 0, n), marks: make([]int, 0, n), st: st}
