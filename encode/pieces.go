@@ -113,24 +113,11 @@ func forbidden(a, b *item, dst []span) []span {
 
 // bufferRects returns the rectangles of buffer b relative to its alias
 // root's offset (delta = its byte delta in the root), exactly as verify
-// expands a placed buffer: the whole size outside gaps, nothing in an
-// absent gap, the window of a partial gap. (model.Pieces computes the same
-// rectangles but exports only their widths.)
+// expands a placed buffer (model.Buffer.Rects), as pieces.
 func bufferRects(b *model.Buffer, delta int64, dst []piece) []piece {
-	emit := func(t0, t1, lo, hi int64) {
-		if t1 > t0 && hi > lo {
-			dst = append(dst, piece{t0, t1, delta + lo, delta + hi})
-		}
+	for _, r := range b.Rects(delta, nil) {
+		dst = append(dst, piece{r.Start, r.End, r.Lo, r.Hi})
 	}
-	t := b.Start
-	for _, g := range b.Gaps {
-		emit(t, g.Start, 0, b.Size)
-		if g.Window {
-			emit(g.Start, g.End, g.Lo, g.Hi)
-		}
-		t = g.End
-	}
-	emit(t, b.End, 0, b.Size)
 	return dst
 }
 

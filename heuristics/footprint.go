@@ -34,23 +34,12 @@ func bounding(ctx context.Context) bool {
 }
 
 // bufferRects appends the rectangles buffer b occupies at byte delta inside
-// its item: its whole size outside its gaps, nothing in an absent gap, the
-// window [Lo, Hi) inside a partial gap. Empty rectangles are dropped.
+// its item (model.Buffer.Rects: its whole size outside its gaps, nothing in
+// an absent gap, the window [Lo, Hi) inside a partial gap).
 func bufferRects(b *model.Buffer, delta int64, dst []rect) []rect {
-	emit := func(s, e, lo, hi int64) {
-		if e > s && hi > lo {
-			dst = append(dst, rect{s, e, delta + lo, delta + hi})
-		}
+	for _, r := range b.Rects(delta, nil) {
+		dst = append(dst, rect{r.Start, r.End, r.Lo, r.Hi})
 	}
-	t := b.Start
-	for _, g := range b.Gaps {
-		emit(t, g.Start, 0, b.Size)
-		if g.Window {
-			emit(g.Start, g.End, g.Lo, g.Hi)
-		}
-		t = g.End
-	}
-	emit(t, b.End, 0, b.Size)
 	return dst
 }
 

@@ -73,3 +73,20 @@ func ExampleWriteCSV() {
 	// b,1,4,8,0
 	// peak: 12
 }
+
+// A buffer with an absent window and a partial one occupies four
+// rectangles (bytes relative to its offset).
+func ExampleBuffer_Rects() {
+	b := model.Buffer{ID: "x", Start: 0, End: 10, Size: 8, Gaps: []model.Gap{
+		{Start: 2, End: 4},                             // absent
+		{Start: 6, End: 8, Window: true, Lo: 0, Hi: 2}, // only bytes [0, 2)
+	}}
+	for _, r := range b.Rects(0, nil) {
+		fmt.Printf("time [%d,%d) bytes [%d,%d)\n", r.Start, r.End, r.Lo, r.Hi)
+	}
+	// Output:
+	// time [0,2) bytes [0,8)
+	// time [4,6) bytes [0,8)
+	// time [6,8) bytes [0,2)
+	// time [8,10) bytes [0,8)
+}

@@ -65,48 +65,53 @@ func (p *Problem) Pieces() []Piece {
 			pieces = append(pieces, p.groupPieces(i, g, index)...)
 			continue
 		}
-		for _, r := range bufferRects(b, 0) {
-			if r.hi > r.lo {
-				pieces = append(pieces, Piece{Start: r.start, End: r.end, Bytes: r.hi - r.lo, Buffer: i})
+		for _, r := range b.Rects(0, nil) {
+			if r.Hi > r.Lo {
+				pieces = append(pieces, Piece{Start: r.Start, End: r.End, Bytes: r.Hi - r.Lo, Buffer: i})
 			}
 		}
 	}
 	return pieces
 }
 
-type rect struct{ start, end, lo, hi int64 }
+// Rect is a time × byte rectangle a buffer occupies: bytes [Lo, Hi)
+// relative to an offset, during [Start, End).
+type Rect struct{ Start, End, Lo, Hi int64 }
 
-// bufferRects returns the time × byte rectangles a buffer occupies, relative
-// to its offset plus delta.
-func bufferRects(b *Buffer, delta int64) []rect {
-	out := make([]rect, 0, 1+2*len(b.Gaps))
+// Rects appends to dst the rectangles buffer b occupies at byte delta
+// inside its alias root (0 for a root): its whole size outside its gaps,
+// nothing in an absent gap, the window [Lo, Hi) inside a partial gap.
+// Empty rectangles are left out. This is the footprint the verifier
+// checks (verify keeps its own copy: it shares no code with planners).
+func (b *Buffer) Rects(delta int64, dst []Rect) []Rect {
+	emit := func(t0, t1, lo, hi int64) {
+		if t1 > t0 && hi > lo {
+			dst = append(dst, Rect{t0, t1, delta + lo, delta + hi})
+		}
+	}
 	t := b.Start
 	for _, g := range b.Gaps {
-		if g.Start > t {
-			out = append(out, rect{t, g.Start, delta, delta + b.Size})
-		}
+		emit(t, g.Start, 0, b.Size)
 		if g.Window {
-			out = append(out, rect{g.Start, g.End, delta + g.Lo, delta + g.Hi})
+			emit(g.Start, g.End, g.Lo, g.Hi)
 		}
 		t = g.End
 	}
-	if b.End > t {
-		out = append(out, rect{t, b.End, delta, delta + b.Size})
-	}
-	return out
+	emit(t, b.End, 0, b.Size)
+	return dst
 }
 
 // groupPieces returns, for an alias group, the length of the union of its
 // members' byte ranges in every elementary interval of the group.
 func (p *Problem) groupPieces(root int, members []int, index map[string]int) []Piece {
-	rects := bufferRects(&p.Buffers[root], 0)
+	rects := p.Buffers[root].Rects(0, nil)
 	for _, m := range members {
 		_, d := p.Root(m, index)
-		rects = append(rects, bufferRects(&p.Buffers[m], d)...)
+		rects = p.Buffers[m].Rects(d, rects)
 	}
 	times := make([]int64, 0, 2*len(rects))
 	for _, r := range rects {
-		times = append(times, r.start, r.end)
+		times = append(times, r.Start, r.End)
 	}
 	slices.Sort(times)
 	times = slices.Compact(times)
@@ -116,8 +121,8 @@ func (p *Problem) groupPieces(root int, members []int, index map[string]int) []P
 		t0, t1 := times[k], times[k+1]
 		live = live[:0]
 		for _, r := range rects {
-			if r.start <= t0 && r.end >= t1 && r.hi > r.lo {
-				live = append(live, [2]int64{r.lo, r.hi})
+			if r.Start <= t0 && r.End >= t1 && r.Hi > r.Lo {
+				live = append(live, [2]int64{r.Lo, r.Hi})
 			}
 		}
 		sort.Slice(live, func(a, b int) bool { return live[a][0] < live[b][0] })
