@@ -78,7 +78,7 @@ func ExampleWriteCSV() {
 // rectangles (bytes relative to its offset).
 func ExampleBuffer_Rects() {
 	b := model.Buffer{ID: "x", Start: 0, End: 10, Size: 8, Gaps: []model.Gap{
-		{Start: 2, End: 4},                             // absent
+		{Start: 2, End: 4}, // absent
 		{Start: 6, End: 8, Window: true, Lo: 0, Hi: 2}, // only bytes [0, 2)
 	}}
 	for _, r := range b.Rects(0, nil) {
