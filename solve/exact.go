@@ -162,6 +162,11 @@ func (s *solver) bnbEngine() engine {
 	return engine{
 		name: "bnb",
 		decide: func(ctx context.Context, p *model.Problem, c int64) (*model.Plan, outcome, any, error) {
+			opt := opt
+			if p == s.p {
+				// The probes start at the solver's bound (alignment-aware).
+				opt.LowerBound = s.res.LowerBound
+			}
 			plan, status, st, err := bnb.Decide(ctx, p, c, opt)
 			return plan, map[bnb.Status]outcome{bnb.Feasible: fits, bnb.Infeasible: refuted}[status], st, err
 		},

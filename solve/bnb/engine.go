@@ -74,7 +74,7 @@ func prepare(p *model.Problem, opt Options) (*engine, error) {
 		}
 		e.lb = max(e.lb, c.maxPin*f.scale)
 	}
-	e.lb = max(e.lb, p.ComputeSweep().MaxLive)
+	e.lb = max(e.lb, p.ComputeSweep().MaxLive, opt.LowerBound)
 	for k, it := range f.items {
 		if it.size == 0 && it.pin >= 0 {
 			e.offset[k] = it.pin

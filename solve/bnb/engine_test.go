@@ -142,3 +142,15 @@ func TestContextCancellation(t *testing.T) {
 	// was written).
 	assert.Less(t, d, 2*time.Second)
 }
+
+// TestDecideStartsAtCallerBound: with the caller's proven bound equal to the
+// capacity, Decide searches the capacity alone (no probes below it).
+func TestDecideStartsAtCallerBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	p, _ := brute.PerfectPacking(rng, 30, 40, 25)
+	h := p.ComputeSweep().MaxLive
+	_, status, st, err := Decide(context.Background(), p, h+8, Options{Threads: 1, LowerBound: h + 8})
+	require.NoError(t, err)
+	require.Equal(t, Feasible, status)
+	require.Equal(t, 1, st.Decisions)
+}

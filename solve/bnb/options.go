@@ -23,6 +23,11 @@ type Options struct {
 	// of (offset, rank) order.
 	RankFirst bool
 
+	// LowerBound is a lower bound on the peak the caller has proven (say
+	// an alignment-aware one); Decide's probes start there instead of at
+	// max-live, and Minimise may claim optimality when it is reached.
+	LowerBound int64
+
 	// Threads is the number of portfolio workers (default runtime.NumCPU()).
 	// With 1 the search is deterministic.
 	Threads int
