@@ -15,12 +15,15 @@
 // order), and a table of failed states. Every technique can be switched
 // off in Options to measure it.
 //
-// Decide runs a portfolio of static orders on goroutines with node limits
-// that double every round; the first answer wins. When the lower bound
-// (max-live) is below the capacity, Decide probes a ladder of capacities
-// from the bound up to the capacity with bounded effort (tighter
-// capacities prune harder, and a plan found there fits the capacity too). Minimise probes the lower bound,
-// then descends from the best plan with bounded-effort decisions that
+// Decide runs a portfolio of static orders (named by key letters, see
+// staticOrder; which one wins differs by orders of magnitude from instance
+// to instance) on goroutines with node limits that double every round; the
+// first answer wins. When the lower bound (max-live, the pins, or the
+// caller's Options.LowerBound) is below the capacity, each round also
+// probes the bound and one rung of a ladder up to the capacity (tighter
+// capacities prune harder, and a plan found there fits the capacity too; a
+// probe proven infeasible raises the bound). Minimise probes the lower
+// bound, then descends from the best plan with bounded-effort decisions that
 // gallop down (double the step after a success, quarter it after running
 // out of effort), growing the effort when even the capacity just below the
 // best peak is not decided, and keeps every worker's table of failed
