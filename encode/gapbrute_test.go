@@ -22,36 +22,14 @@ type grect struct {
 	lo, hi int64
 }
 
-// expand returns buffer b's rectangles at byte delta inside its root:
-// the whole size outside gaps, nothing in an absent gap, the window of a
-// partial gap.
+// expand returns buffer b's rectangles at byte delta inside its root
+// (model.Buffer.Rects), tagged with its index.
 func expand(b *model.Buffer, i int, delta int64) []grect {
 	var out []grect
-	emit := func(t0, t1, lo, hi int64) {
-		if t1 > t0 && hi > lo {
-			out = append(out, grect{buf: i, t0: t0, t1: t1, lo: delta + lo, hi: delta + hi})
-		}
+	for _, r := range b.Rects(delta, nil) {
+		out = append(out, grect{buf: i, t0: r.Start, t1: r.End, lo: r.Lo, hi: r.Hi})
 	}
-	t := b.Start
-	for _, g := range b.Gaps {
-		emit(t, g.Start, 0, b.Size)
-		if g.Window {
-			emit(g.Start, g.End, g.Lo, g.Hi)
-		}
-		t = g.End
-	}
-	emit(t, b.End, 0, b.Size)
 	return out
-}
-
-func gcd64(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	if a < 0 {
-		return -a
-	}
-	return a
 }
 
 // bruteGaps returns the minimum peak of a valid single-pool problem with
@@ -75,13 +53,13 @@ func searchGaps(p *model.Problem, stackOnly bool) (int64, *model.Plan) {
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
 		root[i], delta[i] = p.Root(i, index)
-		g = gcd64(gcd64(gcd64(g, b.Size), delta[i]), b.Alignment())
+		g = gcd(gcd(gcd(g, b.Size), delta[i]), b.Alignment())
 		if b.Pin != nil {
-			g = gcd64(g, *b.Pin)
+			g = gcd(g, *b.Pin)
 		}
 		for _, gp := range b.Gaps {
 			if gp.Window {
-				g = gcd64(gcd64(g, gp.Lo), gp.Hi)
+				g = gcd(gcd(g, gp.Lo), gp.Hi)
 			}
 		}
 	}

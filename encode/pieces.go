@@ -3,6 +3,7 @@ package encode
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/optalloc/optalloc/model"
@@ -123,46 +124,32 @@ func bufferRects(b *model.Buffer, delta int64, dst []piece) []piece {
 
 // unionPieces turns rectangles (possibly overlapping: an alias member
 // inside its root) into byte-disjoint pieces: in every elementary time
-// interval the union of the live byte ranges, with a piece extended in
-// time while its byte range stays part of the union.
+// interval the union of the live byte ranges (model.UnionRects), with a
+// piece extended in time while its byte range stays part of the union.
 func unionPieces(rects []piece) []piece {
-	times := make([]int64, 0, 2*len(rects))
-	for _, r := range rects {
-		times = append(times, r.start, r.end)
+	ms := make([]model.Rect, len(rects))
+	for k, r := range rects {
+		ms[k] = model.Rect{Start: r.start, End: r.end, Lo: r.lo, Hi: r.hi}
 	}
-	slices.Sort(times)
-	times = slices.Compact(times)
 	var out []piece
-	open := map[[2]int64]int{} // byte range → index in out of the piece ending at the current time
-	var live [][2]int64
-	for k := 0; k+1 < len(times); k++ {
-		t0, t1 := times[k], times[k+1]
-		live = live[:0]
-		for _, r := range rects {
-			if r.start <= t0 && r.end >= t1 {
-				live = append(live, [2]int64{r.lo, r.hi})
-			}
+	// By byte range: the pieces of the previous interval (open) and of the
+	// current one (next), as indices in out.
+	open, next := map[[2]int64]int{}, map[[2]int64]int{}
+	cur := int64(math.MinInt64) // start of the current interval
+	for _, u := range model.UnionRects(ms) {
+		if u.Start != cur {
+			open, next = next, open
+			clear(next)
+			cur = u.Start
 		}
-		slices.SortFunc(live, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
-		var merged [][2]int64
-		for _, iv := range live {
-			if n := len(merged); n > 0 && iv[0] <= merged[n-1][1] {
-				merged[n-1][1] = max(merged[n-1][1], iv[1])
-				continue
-			}
-			merged = append(merged, iv)
+		iv := [2]int64{u.Lo, u.Hi}
+		if j, ok := open[iv]; ok && out[j].end == u.Start {
+			out[j].end = u.End
+			next[iv] = j
+			continue
 		}
-		next := map[[2]int64]int{}
-		for _, iv := range merged {
-			if j, ok := open[iv]; ok && out[j].end == t0 {
-				out[j].end = t1
-				next[iv] = j
-				continue
-			}
-			next[iv] = len(out)
-			out = append(out, piece{t0, t1, iv[0], iv[1]})
-		}
-		open = next
+		next[iv] = len(out)
+		out = append(out, piece{u.Start, u.End, u.Lo, u.Hi})
 	}
 	slices.SortFunc(out, func(a, b piece) int {
 		if c := cmp.Compare(a.start, b.start); c != 0 {

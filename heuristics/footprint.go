@@ -79,33 +79,16 @@ func (in *instance) footprint(k int) {
 // unionLoad returns, for every elementary interval of the rectangles, the
 // number of bytes covered by their union (as rect{start, end, 0, bytes}).
 func unionLoad(rs []rect) []rect {
-	ts := make([]int64, 0, 2*len(rs))
-	for _, r := range rs {
-		ts = append(ts, r.start, r.end)
+	ms := make([]model.Rect, len(rs))
+	for k, r := range rs {
+		ms[k] = model.Rect{Start: r.start, End: r.end, Lo: r.lo, Hi: r.hi}
 	}
-	slices.Sort(ts)
-	ts = slices.Compact(ts)
 	var out []rect
-	var live []span
-	for x := 0; x+1 < len(ts); x++ {
-		t0, t1 := ts[x], ts[x+1]
-		live = live[:0]
-		for _, r := range rs {
-			if r.start <= t0 && r.end >= t1 {
-				live = append(live, span{r.lo, r.hi})
-			}
-		}
-		slices.SortFunc(live, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
-		var union int64
-		top := int64(-1 << 62)
-		for _, s := range live {
-			if lo := max(s.lo, top); s.hi > lo {
-				union += s.hi - lo
-			}
-			top = max(top, s.hi)
-		}
-		if union > 0 {
-			out = append(out, rect{t0, t1, 0, union})
+	for _, u := range model.UnionRects(ms) {
+		if n := len(out); n > 0 && out[n-1].start == u.Start {
+			out[n-1].hi += u.Hi - u.Lo
+		} else if u.Hi > u.Lo {
+			out = append(out, rect{u.Start, u.End, 0, u.Hi - u.Lo})
 		}
 	}
 	return out

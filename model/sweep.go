@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 )
@@ -109,33 +110,47 @@ func (p *Problem) groupPieces(root int, members []int, index map[string]int) []P
 		_, d := p.Root(m, index)
 		rects = p.Buffers[m].Rects(d, rects)
 	}
-	times := make([]int64, 0, 2*len(rects))
-	for _, r := range rects {
+	var out []Piece
+	for _, r := range UnionRects(rects) {
+		if n := len(out); n > 0 && out[n-1].Start == r.Start {
+			out[n-1].Bytes += r.Hi - r.Lo
+		} else if r.Hi > r.Lo {
+			out = append(out, Piece{Start: r.Start, End: r.End, Bytes: r.Hi - r.Lo, Buffer: root})
+		}
+	}
+	return out
+}
+
+// UnionRects returns the union of possibly overlapping rectangles, cut at
+// every start and end time: for each elementary interval [t0, t1) between
+// consecutive distinct times, the byte ranges of the rectangles live
+// throughout it, merged where they overlap or touch, as Rects sorted by Lo;
+// the intervals come in time order.
+func UnionRects(rs []Rect) []Rect {
+	times := make([]int64, 0, 2*len(rs))
+	for _, r := range rs {
 		times = append(times, r.Start, r.End)
 	}
 	slices.Sort(times)
 	times = slices.Compact(times)
-	var out []Piece
-	var live [][2]int64
+	var out []Rect
+	var live []Rect
 	for k := 0; k+1 < len(times); k++ {
 		t0, t1 := times[k], times[k+1]
 		live = live[:0]
-		for _, r := range rects {
-			if r.Start <= t0 && r.End >= t1 && r.Hi > r.Lo {
-				live = append(live, [2]int64{r.Lo, r.Hi})
+		for _, r := range rs {
+			if r.Start <= t0 && r.End >= t1 {
+				live = append(live, r)
 			}
 		}
-		sort.Slice(live, func(a, b int) bool { return live[a][0] < live[b][0] })
-		var union, top int64 = 0, -1
-		for _, iv := range live {
-			lo := max(iv[0], top)
-			if iv[1] > lo {
-				union += iv[1] - lo
+		slices.SortFunc(live, func(a, b Rect) int { return cmp.Compare(a.Lo, b.Lo) })
+		first := len(out)
+		for _, r := range live {
+			if n := len(out); n > first && r.Lo <= out[n-1].Hi {
+				out[n-1].Hi = max(out[n-1].Hi, r.Hi)
+				continue
 			}
-			top = max(top, iv[1])
-		}
-		if union > 0 {
-			out = append(out, Piece{Start: t0, End: t1, Bytes: union, Buffer: root})
+			out = append(out, Rect{Start: t0, End: t1, Lo: r.Lo, Hi: r.Hi})
 		}
 	}
 	return out

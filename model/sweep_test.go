@@ -257,3 +257,21 @@ func dump(p *Problem) string {
 	_ = WriteJSON(&sb, p)
 	return sb.String()
 }
+
+func TestUnionRects(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   []Rect
+		want []Rect
+	}{
+		{"one", []Rect{{0, 4, 0, 8}}, []Rect{{0, 4, 0, 8}}},
+		{"member inside its root", []Rect{{0, 4, 0, 8}, {1, 3, 2, 6}}, []Rect{{0, 1, 0, 8}, {1, 3, 0, 8}, {3, 4, 0, 8}}},
+		{"touching ranges merge", []Rect{{0, 2, 0, 4}, {0, 2, 4, 6}}, []Rect{{0, 2, 0, 6}}},
+		{"apart ranges stay apart", []Rect{{0, 2, 0, 2}, {0, 2, 5, 6}}, []Rect{{0, 2, 0, 2}, {0, 2, 5, 6}}},
+		{"a quiet interval has none", []Rect{{0, 1, 0, 2}, {2, 3, 0, 2}}, []Rect{{0, 1, 0, 2}, {2, 3, 0, 2}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, UnionRects(tc.in))
+		})
+	}
+}
