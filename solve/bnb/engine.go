@@ -154,12 +154,13 @@ func (e *engine) decide(ctx context.Context, capacity int64, st *Stats) Status {
 		}
 	}
 	for rounds := 1; ; rounds++ {
-		probes := [3]struct {
+		type probe struct {
 			c      int64
 			rounds int
-		}{{lo, rounds}, {capacity, rounds}, {-1, 0}}
+		}
+		probes := []probe{{lo, rounds}, {capacity, rounds}}
 		if len(rungs) > 0 && rounds > 1 {
-			probes[2].c, probes[2].rounds = rungs[rounds%len(rungs)], rounds-1
+			probes = append(probes, probe{rungs[rounds%len(rungs)], rounds - 1})
 		}
 		for _, pr := range probes {
 			if pr.c < lo {
@@ -270,6 +271,14 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 	} else {
 		ub = math.MaxInt64
 	}
+	// accept makes pl the best plan, the peak of the last step.
+	accept := func(pl *model.Plan) {
+		best, ub = pl, pl.Peak(p)
+		st.Steps[len(st.Steps)-1].Peak = ub
+		if onImprove != nil {
+			onImprove(best.Clone())
+		}
+	}
 	if ub == math.MaxInt64 {
 		// A first plan: decide at a capacity everything fits under.
 		// Every item of a pushed-down plan rests on a chain of items that
@@ -302,11 +311,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 		if err != nil {
 			return nil, lb, st, err
 		}
-		best, ub = pl, pl.Peak(p)
-		st.Steps[len(st.Steps)-1].Peak = ub
-		if onImprove != nil {
-			onImprove(best.Clone())
-		}
+		accept(pl)
 	}
 	// Descend from above with bounded effort (a few portfolio rounds per
 	// decision): first probe the lower bound, then gallop down from the
@@ -382,11 +387,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 		if err != nil {
 			return best, lb, st, err
 		}
-		best, ub = pl, pl.Peak(p)
-		st.Steps[len(st.Steps)-1].Peak = ub
-		if onImprove != nil {
-			onImprove(best.Clone())
-		}
+		accept(pl)
 		if step < 0 {
 			step = 1
 		}
