@@ -6,10 +6,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/optalloc/optalloc/internal/measure"
 	"github.com/stretchr/testify/require"
 
 	"github.com/optalloc/optalloc/heuristics"
@@ -104,12 +104,12 @@ func TestLongMiniMalloc(t *testing.T) {
 		require.NoError(t, err)
 		ml := p.ComputeSweep().MaxLive
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		start, cpu := time.Now(), cpuTime()
+		start, cpu := time.Now(), measure.CPUTime()
 		lb, how, st, err := ProveLowerBound(ctx, p, Options{})
 		cancel()
 		require.NoError(t, err)
 		t.Logf("%s: max-live %d, lower bound %d (%s) in %v wall, %v CPU; %d encodings, %d calls, %d vars, %d clauses, %d conflicts; %s",
-			name, ml, lb, how, time.Since(start).Round(time.Millisecond), (cpuTime() - cpu).Round(time.Millisecond),
+			name, ml, lb, how, time.Since(start).Round(time.Millisecond), (measure.CPUTime() - cpu).Round(time.Millisecond),
 			st.Encodings, st.Calls, st.Vars, st.Clauses, st.Conflicts, st.Reason)
 		require.GreaterOrEqual(t, lb, ml)
 		require.LessOrEqual(t, lb, best[name])
@@ -121,16 +121,6 @@ func TestLongMiniMalloc(t *testing.T) {
 		require.Empty(t, verify.Check(p, pl))
 		t.Logf("%s: Minimise on the whole instance: peak %d, lb %d, %s", name, pl.Peak(p), mlb, st.Reason)
 	}
-}
-
-// cpuTime is the CPU time used by the process so far (user + system): the
-// machine is shared, so wall-clock figures alone mislead.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // TestLongWindowScan (OPTALLOC_LONG=1): which time windows of D and J are
@@ -178,7 +168,7 @@ func TestLongWindowScan(t *testing.T) {
 			}
 			if len(its) > last {
 				last = len(its)
-				start, cpu := time.Now(), cpuTime()
+				start, cpu := time.Now(), measure.CPUTime()
 				e, _, refused := newEncoder(its, m, opt)
 				res, vars, clauses, conf := "over budget", int64(0), int64(0), int64(0)
 				if refused == "" {
@@ -190,7 +180,7 @@ func TestLongWindowScan(t *testing.T) {
 				}
 				t.Logf("%s window sections %d..%d [%d,%d): %d buffers, window max-live %d: %s at %d in %v wall, %v CPU (%d vars, %d clauses, %d conflicts)",
 					name, w.a, w.b, w.t0, w.t1, len(its), maxLive(its, seq(len(its)))*in.g, res, m*in.g,
-					time.Since(start).Round(time.Millisecond), (cpuTime() - cpu).Round(time.Millisecond), vars, clauses, conf)
+					time.Since(start).Round(time.Millisecond), (measure.CPUTime() - cpu).Round(time.Millisecond), vars, clauses, conf)
 			}
 			if !w.grow(secs) {
 				break
@@ -217,7 +207,7 @@ func TestLongImprove(t *testing.T) {
 		cancel()
 		require.NoError(t, err)
 		ctx, cancel = context.WithTimeout(context.Background(), 60*time.Second)
-		start, cpu := time.Now(), cpuTime()
+		start, cpu := time.Now(), measure.CPUTime()
 		pl, st, err := Improve(ctx, p, inc, Options{}, func(q *model.Plan) {
 			t.Logf("%s: %d after %v", name, q.Peak(p), time.Since(start).Round(time.Millisecond))
 		})
@@ -225,7 +215,7 @@ func TestLongImprove(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, verify.Check(p, pl))
 		t.Logf("%s: portfolio (%s) %d → Improve %d in %v wall, %v CPU; %d encodings, %d conflicts; %s",
-			name, by, inc.Peak(p), pl.Peak(p), time.Since(start).Round(time.Millisecond), (cpuTime() - cpu).Round(time.Millisecond),
+			name, by, inc.Peak(p), pl.Peak(p), time.Since(start).Round(time.Millisecond), (measure.CPUTime() - cpu).Round(time.Millisecond),
 			st.Encodings, st.Conflicts, st.Reason)
 	}
 }
@@ -255,12 +245,12 @@ func TestLongAblation(t *testing.T) {
 			var e *encoder
 			r := 0
 			for rep := 0; rep < 3; rep++ {
-				cpu := cpuTime()
+				cpu := measure.CPUTime()
 				e, _, _ = newEncoder(its, m, v.opt)
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				r = e.solve(ctx, e.height(m))
 				cancel()
-				cpus = append(cpus, (cpuTime() - cpu).Round(time.Millisecond))
+				cpus = append(cpus, (measure.CPUTime() - cpu).Round(time.Millisecond))
 			}
 			slices.Sort(cpus)
 			t.Logf("J sections %d..%d (%d buffers) %-16s result %2d, CPU median %v of %v, %d conflicts, %d clauses",

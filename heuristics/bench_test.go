@@ -3,20 +3,10 @@ package heuristics
 import (
 	"context"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
-)
 
-// cpuTime is the CPU time (user + system) used by this process so far: on
-// a machine shared with other jobs it measures the planner, not the queue.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/optalloc/optalloc/internal/measure"
+)
 
 // BenchmarkPlanners times every planner on mindspore-bert_base (5620
 // buffers) and reports the gap to max-live.
@@ -28,7 +18,7 @@ func BenchmarkPlanners(b *testing.B) {
 	for _, pl := range All() {
 		b.Run(pl.Name(), func(b *testing.B) {
 			var peak int64
-			c0 := cpuTime()
+			c0 := measure.CPUTime()
 			for b.Loop() {
 				plan, err := pl.Plan(context.Background(), prob)
 				if err != nil {
@@ -36,7 +26,7 @@ func BenchmarkPlanners(b *testing.B) {
 				}
 				peak = plan.Peak(prob)
 			}
-			b.ReportMetric(float64(cpuTime()-c0)/1e6/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(measure.CPUTime()-c0)/1e6/float64(b.N), "cpu-ms/op")
 			b.ReportMetric(100*float64(peak-ml)/float64(ml), "gap%")
 		})
 	}
@@ -70,7 +60,7 @@ func BenchmarkPortfolio62k(b *testing.B) {
 	ml := prob.ComputeSweep().MaxLive
 	var peak int64
 	var name string
-	c0 := cpuTime()
+	c0 := measure.CPUTime()
 	for b.Loop() {
 		plan, n, err := Portfolio(context.Background(), prob, PortfolioOptions{LowerBound: ml})
 		if err != nil {
@@ -78,7 +68,7 @@ func BenchmarkPortfolio62k(b *testing.B) {
 		}
 		peak, name = plan.Peak(prob), n
 	}
-	b.ReportMetric(float64(cpuTime()-c0)/1e6/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(measure.CPUTime()-c0)/1e6/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(100*float64(peak-ml)/float64(ml), "gap%")
 	b.Logf("winner %s", name)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optalloc/optalloc/internal/measure"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/verify"
 	"github.com/stretchr/testify/require"
@@ -67,9 +68,9 @@ func TestGapTable(t *testing.T) {
 		for _, name := range names {
 			pl, ok := ByName(name)
 			require.True(t, ok, name)
-			c0, t0 := cpuTime(), time.Now()
+			c0, t0 := measure.CPUTime(), time.Now()
 			plan, err := pl.Plan(context.Background(), p)
-			el, cpu := time.Since(t0), cpuTime()-c0
+			el, cpu := time.Since(t0), measure.CPUTime()-c0
 			require.NoError(t, err)
 			require.Empty(t, verify.Check(p, plan), "%s on %s", name, f)
 			g := gap(plan.Peak(p), ml)
@@ -79,9 +80,9 @@ func TestGapTable(t *testing.T) {
 			fmt.Printf("%-28s %-22s peak=%d maxlive=%d gap=%.3f%% cpu=%v wall=%v\n", base, name, plan.Peak(p), ml, g,
 				cpu.Round(time.Microsecond), el.Round(time.Microsecond))
 		}
-		c0, t0 := cpuTime(), time.Now()
+		c0, t0 := measure.CPUTime(), time.Now()
 		plan, winner, err := Portfolio(context.Background(), p, PortfolioOptions{Seed: 1, LowerBound: ml})
-		el, cpu := time.Since(t0), cpuTime()-c0
+		el, cpu := time.Since(t0), measure.CPUTime()-c0
 		require.NoError(t, err)
 		g := gap(plan.Peak(p), ml)
 		fmt.Printf("%-28s %-22s peak=%d maxlive=%d gap=%.3f%% cpu=%v wall=%v winner=%s\n", base, "PORTFOLIO", plan.Peak(p), ml, g,

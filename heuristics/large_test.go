@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optalloc/optalloc/internal/measure"
 	"github.com/optalloc/optalloc/verify"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +25,7 @@ func TestMillionBuffers(t *testing.T) {
 	ml := p.ComputeSweep().MaxLive
 	for _, name := range []string{"freelist", "greedy-size", "portfolio"} {
 		runtime.GC()
-		c0, t0 := cpuTime(), time.Now()
+		c0, t0 := measure.CPUTime(), time.Now()
 		var peak int64
 		if name == "portfolio" {
 			plan, winner, err := Portfolio(context.Background(), p, PortfolioOptions{LowerBound: ml})
@@ -35,7 +36,7 @@ func TestMillionBuffers(t *testing.T) {
 			pl, _ := ByName(name)
 			plan, err := pl.Plan(context.Background(), p)
 			require.NoError(t, err)
-			el, cpu := time.Since(t0), cpuTime()-c0
+			el, cpu := time.Since(t0), measure.CPUTime()-c0
 			require.Empty(t, verify.Check(p, plan))
 			peak = plan.Peak(p)
 			fmt.Printf("%s: plan wall %v cpu %v (verify excluded)\n", name, el.Round(time.Millisecond), cpu.Round(time.Millisecond))
@@ -43,6 +44,6 @@ func TestMillionBuffers(t *testing.T) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		fmt.Printf("1M buffers %s: wall=%v cpu=%v (incl. verify) peak=%d maxlive=%d gap=%.3f%% heap-sys=%d MiB\n",
-			name, time.Since(t0).Round(time.Millisecond), (cpuTime() - c0).Round(time.Millisecond), peak, ml, 100*float64(peak-ml)/float64(ml), ms.Sys>>20)
+			name, time.Since(t0).Round(time.Millisecond), (measure.CPUTime() - c0).Round(time.Millisecond), peak, ml, 100*float64(peak-ml)/float64(ml), ms.Sys>>20)
 	}
 }

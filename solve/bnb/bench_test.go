@@ -6,10 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/optalloc/optalloc/internal/measure"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/verify"
 	"github.com/stretchr/testify/require"
@@ -66,7 +67,7 @@ func TestDecideMiniMallocTable(t *testing.T) {
 		fmt.Sscan(v, &opt.Threads)
 	}
 	if v := os.Getenv("OPTALLOC_ORDERS"); v != "" {
-		opt.Orders = splitComma(v)
+		opt.Orders = strings.Split(v, ",")
 	}
 	limit := 60 * time.Second
 	if v := os.Getenv("OPTALLOC_LIMIT"); v != "" {
@@ -81,7 +82,7 @@ func TestDecideMiniMallocTable(t *testing.T) {
 	var total, totalCPU time.Duration
 	fmt.Printf("| instance | buffers | max-live | decision wall time (median of %d) | CPU time (all threads) | nodes | order |\n|---|---|---|---|---|---|---|\n", runs)
 	for _, name := range miniNames {
-		if only := os.Getenv("OPTALLOC_ONLY"); only != "" && !slices.Contains(splitComma(only), name) {
+		if only := os.Getenv("OPTALLOC_ONLY"); only != "" && !slices.Contains(strings.Split(only, ","), name) {
 			continue
 		}
 		p := loadMini(t, name)
@@ -89,10 +90,10 @@ func TestDecideMiniMallocTable(t *testing.T) {
 		var st Stats
 		for r := 0; r < runs; r++ {
 			ctx, cancel := context.WithTimeout(context.Background(), limit)
-			t0, c0 := time.Now(), cpuTime()
+			t0, c0 := time.Now(), measure.CPUTime()
 			pl, status, s, err := Decide(ctx, p, 1048576, opt)
 			d := time.Since(t0)
-			cpus = append(cpus, cpuTime()-c0)
+			cpus = append(cpus, measure.CPUTime()-c0)
 			cancel()
 			require.NoError(t, err)
 			if status == Feasible {
@@ -115,27 +116,6 @@ func TestDecideMiniMallocTable(t *testing.T) {
 	fmt.Printf("total wall %.2f s, CPU %.2f s\n", total.Seconds(), totalCPU.Seconds())
 }
 
-// cpuTime is the user+system CPU time of the process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func splitComma(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == ',' {
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return out
-}
-
 // TestMinimiseMiniMallocTable minimises A..K from the engine's own first
 // plan (no heuristic incumbent) with a per-instance time limit (OPTALLOC_LONG=1; OPTALLOC_LIMIT=20s).
 func TestMinimiseMiniMallocTable(t *testing.T) {
@@ -150,7 +130,7 @@ func TestMinimiseMiniMallocTable(t *testing.T) {
 	}
 	fmt.Printf("| instance | max-live | first plan | best peak | proven LB | status | time | decisions |\n|---|---|---|---|---|---|---|---|\n")
 	for _, name := range miniNames {
-		if only := os.Getenv("OPTALLOC_ONLY"); only != "" && !slices.Contains(splitComma(only), name) {
+		if only := os.Getenv("OPTALLOC_ONLY"); only != "" && !slices.Contains(strings.Split(only, ","), name) {
 			continue
 		}
 		p := loadMini(t, name)
