@@ -38,6 +38,7 @@ var randomShapes = []struct {
 	{"aligned", brute.RandomOptions{Align: 0.4, MaxSize: 9}},
 	{"pinned", brute.RandomOptions{Pin: 0.2}},
 	{"mixed", brute.RandomOptions{ZeroSize: 0.1, Align: 0.3, Pin: 0.15, MaxSize: 12}},
+	{"pool-aligned", brute.RandomOptions{PoolAlign: 1, Align: 0.2, Pin: 0.1, MaxSize: 9}},
 }
 
 func requireValid(t *testing.T, p *model.Problem, pl *model.Plan) {

@@ -34,7 +34,11 @@ func randProblem(rng *rand.Rand, n int, o genOptions) *Problem {
 			b.Align = int64(1) << rng.IntN(4)
 		}
 		if o.pins && rng.IntN(6) == 0 {
-			b.Pin = i64(b.Alignment() * rng.Int64N(16))
+			a := b.Alignment()
+			if o.pools {
+				a = b.AlignmentIn(&p.Pools[0]) // valid in either pool
+			}
+			b.Pin = i64(a * rng.Int64N(16))
 		}
 		if o.hints && rng.IntN(6) == 0 {
 			b.Hint = i64(rng.Int64N(64))

@@ -79,6 +79,17 @@ func (b *Buffer) Alignment() int64 {
 	return b.Align
 }
 
+// AlignmentIn returns the alignment b needs in pool q: the least common
+// multiple of its own alignment and the pool's.
+func (b *Buffer) AlignmentIn(q *Pool) int64 {
+	a, c := b.Alignment(), q.Alignment()
+	x, y := a, c
+	for y != 0 {
+		x, y = y, x%y
+	}
+	return a / x * c
+}
+
 // Elastic reports whether the planner may grant more than Size bytes.
 func (b *Buffer) Elastic() bool { return b.MaxSize > b.Size }
 

@@ -115,6 +115,19 @@ func (p *Problem) Validate() error {
 			if *b.Pin%b.Alignment() != 0 {
 				return p.errorf(i, "pinned offset %d is not a multiple of the alignment %d", *b.Pin, b.Alignment())
 			}
+			// A pinned buffer lives in its first allowed pool (the only
+			// pool of a single-pool problem), whose alignment applies too.
+			var q *Pool
+			if pools := p.PoolList(); len(b.Pools) > 0 {
+				if k := p.PoolIndex(b.Pools[0]); k >= 0 {
+					q = &pools[k]
+				}
+			} else if len(pools) == 1 {
+				q = &pools[0]
+			}
+			if q != nil && *b.Pin%b.AlignmentIn(q) != 0 {
+				return p.errorf(i, "pinned offset %d is not a multiple of %d, the alignment of pool %q", *b.Pin, q.Alignment(), q.Name)
+			}
 			if _, ok := addOK(*b.Pin, top); !ok {
 				return p.errorf(i, "pinned offset %d plus size %d overflows int64", *b.Pin, top)
 			}

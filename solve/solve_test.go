@@ -20,7 +20,7 @@ import (
 func TestSolveEqualsBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	for n := 0; n < 200; n++ {
-		p := brute.Random(rng, 1+rng.IntN(7), brute.RandomOptions{Align: 0.2, Pin: 0.1})
+		p := brute.Random(rng, 1+rng.IntN(7), brute.RandomOptions{Align: 0.2, Pin: 0.1, PoolAlign: 0.2})
 		want, _ := brute.Optimum(p)
 		if want < 0 {
 			continue // conflicting pins: no plan at all

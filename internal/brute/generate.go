@@ -20,6 +20,9 @@ type RandomOptions struct {
 	// Pin is the probability that a buffer is pinned at a random multiple of
 	// its alignment below 2·MaxSize.
 	Pin float64
+	// PoolAlign is the probability that the problem's pool gets an
+	// alignment drawn from {2, 4} (it applies to every buffer).
+	PoolAlign float64
 }
 
 // Random returns a tiny random single-pool problem of n buffers with ids
@@ -34,6 +37,11 @@ func Random(rng *rand.Rand, n int, opt RandomOptions) *model.Problem {
 		ms = 8
 	}
 	p := &model.Problem{Name: "random"}
+	pool := model.Pool{Name: model.DefaultPool}
+	if opt.PoolAlign > 0 && rng.Float64() < opt.PoolAlign {
+		pool.Align = 2 << rng.IntN(2)
+		p.Pools = []model.Pool{pool}
+	}
 	for i := 0; i < n; i++ {
 		s := rng.Int64N(h - 1)
 		e := s + 1 + rng.Int64N(h-s)
@@ -45,7 +53,7 @@ func Random(rng *rand.Rand, n int, opt RandomOptions) *model.Problem {
 			b.Align = 2 + rng.Int64N(3)
 		}
 		if rng.Float64() < opt.Pin {
-			a := b.Alignment()
+			a := b.AlignmentIn(&pool)
 			v := a * rng.Int64N(2*ms/a+1)
 			b.Pin = &v
 		}

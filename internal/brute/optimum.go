@@ -96,7 +96,7 @@ func (s *search) dfs(depth int, peak int64) {
 					o = max(o, s.off[j]+c.Size)
 				}
 			}
-			if a := b.Alignment(); o%a != 0 {
+			if a := b.AlignmentIn(&s.p.PoolList()[0]); o%a != 0 {
 				o += a - o%a
 			}
 		}

@@ -49,6 +49,9 @@ func TestMinimiseMatchesBrute(t *testing.T) {
 		if k%5 == 2 {
 			ro.Pin = 0.2
 		}
+		if k%7 == 3 {
+			ro.PoolAlign = 1
+		}
 		p := brute.Random(rng, n, ro)
 		want, _ := brute.Optimum(p)
 		fs := flagSets[k%len(flagSets)]

@@ -22,26 +22,34 @@ func TestDecideHandChecked(t *testing.T) {
 		bufs     []model.Buffer
 		capacity int64
 		want     Status
+		pools    []model.Pool
 	}{
-		{"fits", []model.Buffer{{ID: "a", Start: 0, End: 2, Size: 5}, {ID: "b", Start: 1, End: 3, Size: 7}}, 12, Feasible},
-		{"too small", []model.Buffer{{ID: "a", Start: 0, End: 2, Size: 5}, {ID: "b", Start: 1, End: 3, Size: 7}}, 11, Infeasible},
-		{"time-disjoint", []model.Buffer{{ID: "a", Start: 0, End: 1, Size: 5}, {ID: "b", Start: 1, End: 3, Size: 7}}, 7, Feasible},
+		{"fits", []model.Buffer{{ID: "a", Start: 0, End: 2, Size: 5}, {ID: "b", Start: 1, End: 3, Size: 7}}, 12, Feasible, nil},
+		{"too small", []model.Buffer{{ID: "a", Start: 0, End: 2, Size: 5}, {ID: "b", Start: 1, End: 3, Size: 7}}, 11, Infeasible, nil},
+		{"time-disjoint", []model.Buffer{{ID: "a", Start: 0, End: 1, Size: 5}, {ID: "b", Start: 1, End: 3, Size: 7}}, 7, Feasible, nil},
 		{"alignment forces a hole", []model.Buffer{
 			{ID: "a", Start: 0, End: 2, Size: 3, Pin: pin(0)},
-			{ID: "b", Start: 1, End: 3, Size: 2, Align: 4}}, 5, Infeasible},
+			{ID: "b", Start: 1, End: 3, Size: 2, Align: 4}}, 5, Infeasible, nil},
 		{"pins clash", []model.Buffer{
 			{ID: "a", Start: 0, End: 2, Size: 3, Pin: pin(0)},
-			{ID: "b", Start: 1, End: 3, Size: 2, Pin: pin(2)}}, 100, Infeasible},
-		{"pin above capacity", []model.Buffer{{ID: "a", Start: 0, End: 2, Size: 3, Pin: pin(8)}}, 10, Infeasible},
-		{"zero sizes", []model.Buffer{{ID: "a", Start: 0, End: 2, Size: 0}, {ID: "b", Start: 0, End: 2, Size: 0, Pin: pin(3)}}, 1, Feasible},
+			{ID: "b", Start: 1, End: 3, Size: 2, Pin: pin(2)}}, 100, Infeasible, nil},
+		{"pin above capacity", []model.Buffer{{ID: "a", Start: 0, End: 2, Size: 3, Pin: pin(8)}}, 10, Infeasible, nil},
+		{"zero sizes", []model.Buffer{{ID: "a", Start: 0, End: 2, Size: 0}, {ID: "b", Start: 0, End: 2, Size: 0, Pin: pin(3)}}, 1, Feasible, nil},
 		{"alias group", []model.Buffer{
 			{ID: "a", Start: 0, End: 4, Size: 8},
 			{ID: "v", Start: 2, End: 3, Size: 4, Alias: &model.Alias{Parent: "a", Delta: 4}},
-			{ID: "b", Start: 1, End: 3, Size: 4}}, 12, Feasible},
+			{ID: "b", Start: 1, End: 3, Size: 4}}, 12, Feasible, nil},
+		// The pool's alignment applies to every buffer: b cannot sit at 3.
+		{"pool alignment", []model.Buffer{
+			{ID: "a", Start: 0, End: 2, Size: 3},
+			{ID: "b", Start: 1, End: 3, Size: 3}}, 7, Feasible, []model.Pool{{Name: "m", Align: 4}}},
+		{"pool alignment forces a hole", []model.Buffer{
+			{ID: "a", Start: 0, End: 2, Size: 3},
+			{ID: "b", Start: 1, End: 3, Size: 3}}, 6, Infeasible, []model.Pool{{Name: "m", Align: 4}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &model.Problem{Buffers: tc.bufs}
+			p := &model.Problem{Buffers: tc.bufs, Pools: tc.pools}
 			pl, status, st, err := Decide(context.Background(), p, tc.capacity, Options{Threads: 1})
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, status)

@@ -41,13 +41,14 @@ func fold(p *model.Problem) (*folded, error) {
 	n := len(p.Buffers)
 	f := &folded{of: make([]int, n), delta: make([]int64, n)}
 	pos := make([]int, n)
+	pool := &p.PoolList()[0] // single pool: its alignment applies to every buffer
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
 		pos[i] = -1
 		if b.Alias != nil {
 			continue
 		}
-		it := item{start: b.Start, end: b.End, size: b.Size, align: b.Alignment(), pin: -1}
+		it := item{start: b.Start, end: b.End, size: b.Size, align: b.AlignmentIn(pool), pin: -1}
 		if b.Pin != nil {
 			it.pin = *b.Pin
 		}
@@ -67,11 +68,12 @@ func fold(p *model.Problem) (*folded, error) {
 		r, d := p.Root(i, index)
 		f.of[i], f.delta[i] = pos[r], d
 		it := &f.items[pos[r]]
-		if d%b.Alignment() != 0 {
-			return nil, fmt.Errorf("%s: buffer %q: alias delta %d is not a multiple of its alignment %d (not supported by the exact engine)", p.Where(i), b.ID, d, b.Alignment())
+		a := b.AlignmentIn(pool)
+		if d%a != 0 {
+			return nil, fmt.Errorf("%s: buffer %q: alias delta %d is not a multiple of its alignment %d (not supported by the exact engine)", p.Where(i), b.ID, d, a)
 		}
 		it.start, it.end = min(it.start, b.Start), max(it.end, b.End)
-		it.align = lcm(it.align, b.Alignment())
+		it.align = lcm(it.align, a)
 		if it.pin >= 0 && it.pin%it.align != 0 {
 			return nil, fmt.Errorf("%s: buffer %q: pin %d of alias root breaks the alignment %d of its alias members", p.Where(r), p.Buffers[r].ID, it.pin, it.align)
 		}
