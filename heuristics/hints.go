@@ -124,9 +124,8 @@ func (h *hinter) fits(i int, o int64, peaks []int64) bool {
 	if q.Size > 0 && (o > peaks[q.Pool]-q.Size || (pool.Capacity > 0 && o > pool.Capacity-q.Size)) {
 		return false
 	}
-	pa := pool.Alignment()
 	for _, m := range h.members[i] {
-		if (o+h.delta[m])%lcm(h.p.Buffers[m].Alignment(), pa) != 0 {
+		if (o+h.delta[m])%h.p.Buffers[m].AlignmentIn(&pool) != 0 {
 			return false
 		}
 	}

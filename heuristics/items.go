@@ -148,12 +148,12 @@ func newInstance(ctx context.Context, p *model.Problem) (*instance, error) {
 // retarget sets item k's alignment and phase for the given pool.
 func (in *instance) retarget(k, pool int) error {
 	p, it := in.p, &in.its[k]
-	pa := p.PoolList()[pool].Alignment()
+	q := &p.PoolList()[pool]
 	it.phase = 0
 	var reqs [][2]int64 // (alignment, delta)
-	reqs = append(reqs, [2]int64{lcm(p.Buffers[it.root].Alignment(), pa), 0})
+	reqs = append(reqs, [2]int64{p.Buffers[it.root].AlignmentIn(q), 0})
 	for _, m := range in.members[it.root] {
-		reqs = append(reqs, [2]int64{lcm(p.Buffers[m].Alignment(), pa), in.delta[m]})
+		reqs = append(reqs, [2]int64{p.Buffers[m].AlignmentIn(q), in.delta[m]})
 	}
 	if err := it.solvePhase(reqs); err != nil {
 		return fmt.Errorf("%s: buffer %q: %v", p.Where(it.root), p.Buffers[it.root].ID, err)

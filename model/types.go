@@ -80,14 +80,11 @@ func (b *Buffer) Alignment() int64 {
 }
 
 // AlignmentIn returns the alignment b needs in pool q: the least common
-// multiple of its own alignment and the pool's.
+// multiple of its own alignment and the pool's (Validate keeps it at most
+// MaxAlign).
 func (b *Buffer) AlignmentIn(q *Pool) int64 {
 	a, c := b.Alignment(), q.Alignment()
-	x, y := a, c
-	for y != 0 {
-		x, y = y, x%y
-	}
-	return a / x * c
+	return a / gcd(a, c) * c
 }
 
 // Elastic reports whether the planner may grant more than Size bytes.
@@ -219,4 +216,12 @@ func (pl *Plan) Peak(p *Problem) int64 {
 // Clone returns a deep copy of the plan.
 func (pl *Plan) Clone() *Plan {
 	return &Plan{Placements: append([]Placement(nil), pl.Placements...)}
+}
+
+// gcd is the greatest common divisor of two non-negative numbers.
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }

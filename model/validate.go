@@ -100,6 +100,11 @@ func (p *Problem) Validate() error {
 		if b.Align > MaxAlign {
 			return p.errorf(i, "alignment %d is above 2^40 (1 TiB); no memory needs that", b.Align)
 		}
+		for k := range p.Pools {
+			if q := &p.Pools[k]; q.Align > 1 && b.Align > 1 && b.Align/gcd(b.Align, q.Align) > MaxAlign/q.Align {
+				return p.errorf(i, "alignment %d and pool %q's alignment %d have a common multiple above 2^40 (1 TiB)", b.Align, q.Name, q.Align)
+			}
+		}
 		if b.MaxSize != 0 && b.MaxSize < b.Size {
 			return p.errorf(i, "max size %d is below the minimum size %d", b.MaxSize, b.Size)
 		}

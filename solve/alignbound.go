@@ -155,7 +155,6 @@ func AlignBound(p *model.Problem) AlignBoundResult {
 	if len(pools) != 1 {
 		return res
 	}
-	poolAlign := pools[0].Alignment()
 	whole := wholeBuffers(p)
 	type event struct {
 		t     int64
@@ -170,7 +169,7 @@ func AlignBound(p *model.Problem) AlignBoundResult {
 	for k, pc := range pieces {
 		it := alignItem{size: pc.Bytes, align: 1}
 		if b := &p.Buffers[pc.Buffer]; whole[pc.Buffer] && pc.Bytes == b.Size {
-			it.align, it.whole = lcmSafe(b.Alignment(), poolAlign), true
+			it.align, it.whole = b.AlignmentIn(&pools[0]), true
 		}
 		if it.align > 1 {
 			aligned = true
@@ -385,14 +384,4 @@ func gcd(a, b int64) int64 {
 		a, b = b, a%b
 	}
 	return a
-}
-
-// lcmSafe returns the least common multiple, or a when it overflows (a
-// weaker alignment keeps the bound sound).
-func lcmSafe(a, b int64) int64 {
-	g := gcd(a, b)
-	if a/g > math.MaxInt64/b {
-		return a
-	}
-	return a / g * b
 }

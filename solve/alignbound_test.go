@@ -91,16 +91,6 @@ func TestAlignBoundNeverAboveBruteForce(t *testing.T) {
 		if want < 0 {
 			continue // conflicting pins
 		}
-		if p.Pools != nil {
-			// Optimum ignores pool alignment: solve the folded problem.
-			q := *p
-			q.Buffers = append([]model.Buffer(nil), p.Buffers...)
-			for i := range q.Buffers {
-				q.Buffers[i].Align = lcmSafe(q.Buffers[i].Alignment(), p.Pools[0].Align)
-			}
-			q.Pools = nil
-			want, offs = brute.Optimum(&q)
-		}
 		require.Empty(t, verify.Check(p, brute.Plan(p, offs)), "instance %d: brute force plan", k)
 		got := AlignBound(p)
 		checked++

@@ -96,22 +96,14 @@ func subProblem(p *model.Problem, pool model.Pool, groups []*group) (*model.Prob
 		for _, i := range g.members {
 			b := p.Buffers[i]
 			b.Pools = nil
-			if a := pool.Alignment(); a > 1 {
-				b.Align = lcm(b.Alignment(), a)
+			if pool.Alignment() > 1 {
+				b.Align = b.AlignmentIn(&pool)
 			}
 			sub.Buffers = append(sub.Buffers, b)
 			back = append(back, i)
 		}
 	}
 	return sub, back
-}
-
-func lcm(a, b int64) int64 {
-	x, y := a, b
-	for y != 0 {
-		x, y = y, x%y
-	}
-	return a / x * b
 }
 
 // solveTiers splits the buffers over the pools and solves each pool.
