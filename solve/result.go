@@ -44,7 +44,9 @@ type Result struct {
 	Elapsed time.Duration
 	// Reason explains an infeasible or unknown status.
 	Reason string
-	Stats  Stats
+	// Split describes the split over the pools of a multi-pool problem.
+	Split *Split
+	Stats Stats
 }
 
 // Gap returns (peak − lower bound) / lower bound in percent (0 when the lower

@@ -25,7 +25,10 @@ import (
 // planned), then offers each left-out candidate in priority order one more
 // time: it joins when the pool's plan still fits. Buffers that cannot go to a faster pool spill to the next one; the
 // last pool takes the rest. Pinned buffers go to their first allowed pool.
-// Optimality is claimed per pool only: the split itself is a heuristic.
+// With an exact method (auto, exact, bnb) the exact split (tiersplit.go)
+// then looks for a heavier share of each faster pool and proves it minimal
+// when it can; Result.Split says which. The status is still claimed per
+// pool only: the pools' peaks are minimised for the split chosen.
 
 // group is an alias root with its members, assigned to a pool as one unit.
 type group struct {
@@ -35,6 +38,7 @@ type group struct {
 	size     int64
 	priority float64
 	critical bool
+	weight   float64      // the buffers' Weight when given, else bytes: what spilling it costs
 	allowed  map[int]bool // pool indexes; nil = any
 	pinned   bool
 }
@@ -59,6 +63,7 @@ func groupsOf(p *model.Problem) []*group {
 		g.pinned = g.pinned || b.Pin != nil
 		if b.Weight > 0 {
 			g.priority = max(g.priority, b.Weight)
+			g.weight = max(g.weight, b.Weight)
 		}
 		if len(b.Pools) > 0 {
 			allowed := map[int]bool{}
@@ -73,6 +78,9 @@ func groupsOf(p *model.Problem) []*group {
 	for _, g := range out {
 		if g.priority == 0 {
 			g.priority = float64(g.size) / float64(g.end-g.start)
+		}
+		if g.weight == 0 {
+			g.weight = float64(g.size)
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].before(out[b]) })
@@ -139,6 +147,14 @@ func (s *solver) solveTiers(ctx context.Context) error {
 	}
 	left = free
 	t := time.Now()
+	split := &Split{Method: "exact", Proven: true, Pools: make([]PoolShare, len(pools))}
+	// The exact split gets a quarter of the time; the pools' plans the rest.
+	sctx := ctx
+	if s.opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithTimeout(ctx, s.opt.TimeLimit/4)
+		defer cancel()
+	}
 	for n, k := range order {
 		var cand, rest []*group
 		for _, g := range left {
@@ -154,15 +170,43 @@ func (s *solver) solveTiers(ctx context.Context) error {
 			break
 		}
 		take, spill := s.fitPool(ctx, pools[k], assigned[k], cand)
+		proven := false
+		if s.exactSplitOn() {
+			take, spill, proven = s.exactSplit(sctx, pools[k], assigned[k], cand, take)
+		}
+		if !proven {
+			split.Method, split.Proven = "heuristic", false
+		}
+		for _, g := range spill {
+			split.Pools[k].SpilledWeight += g.weight
+		}
 		assigned[k] = append(assigned[k], take...)
 		left = append(rest, spill...)
 	}
+	for k, gs := range assigned {
+		split.Pools[k].Name = pools[k].Name
+		for _, g := range gs {
+			split.Pools[k].Buffers += len(g.members)
+			split.Pools[k].Bytes += g.size
+		}
+	}
+	s.res.Split = split
 	s.res.Stats.phase("tiers", t)
 	if len(left) > 0 {
 		s.res.Status, s.res.Reason = Unknown, fmt.Sprintf("%d buffers (first %q) fit in none of their allowed pools", len(left), p.Buffers[left[0].members[0]].ID)
 		return nil
 	}
 	return s.solvePools(ctx, pools, assigned)
+}
+
+// exactSplitOn reports whether the method runs the exact split (the
+// exact methods; heuristic ones and fit tests keep the heuristic split).
+func (s *solver) exactSplitOn() bool {
+	switch s.opt.Method {
+	case "auto", "exact", "bnb":
+		return !s.quick && !s.opt.NoBnB
+	}
+	return false
 }
 
 // totalCapacity adds the pools' capacities (saturating); bounded is false

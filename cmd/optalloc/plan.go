@@ -100,6 +100,7 @@ type planJSON struct {
 	Seconds    float64          `json:"time_seconds"`
 	Capacity   int64            `json:"capacity,omitempty"`
 	PoolPeaks  map[string]int64 `json:"pool_peaks,omitempty"`
+	Split      *solve.Split     `json:"split,omitempty"`
 	Reason     string           `json:"reason,omitempty"`
 	Output     string           `json:"output,omitempty"`
 	Stats      solve.Stats      `json:"stats"`
@@ -214,7 +215,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if asJSON {
 		j := planJSON{Input: args[0], Buffers: len(p.Buffers), Peak: res.Peak, LowerBound: res.LowerBound,
 			Gap: res.Gap(), Status: res.Status, Method: res.Method, Seconds: res.Elapsed.Seconds(),
-			Capacity: capacity, Reason: res.Reason, Output: out, Stats: res.Stats}
+			Capacity: capacity, Reason: res.Reason, Output: out, Split: res.Split, Stats: res.Stats}
 		if res.Plan != nil && len(p.PoolList()) > 1 {
 			j.PoolPeaks = map[string]int64{}
 			for i, v := range res.Plan.PoolPeaks(p) {
