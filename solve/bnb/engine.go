@@ -398,7 +398,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 
 // lbShare: Minimise's probes at the lower bound get about 1/lbShare of its
 // time.
-const lbShare = 3
+const lbShare = 2
 
 // probeRounds is the initial bound on the portfolio rounds of a decision
 // in Minimise (each round doubles the node limit of every static order).
