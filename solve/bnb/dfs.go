@@ -2,6 +2,7 @@ package bnb
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 )
 
@@ -53,7 +54,7 @@ func (s *searcher) solve(depth int) bool {
 // It returns how many it placed (unplaceLast undoes them) and false when
 // one of them does not fit.
 func (s *searcher) forceFree() (int, bool) {
-	if !s.fl.shortcut {
+	if !s.fl.shortcut || s.free == 0 {
 		return 0, true
 	}
 	c := s.c
@@ -361,6 +362,7 @@ func (s *searcher) sectionBounds(gmin int64) bool {
 		for k := range s.bucket {
 			s.bucket[k] = -1
 		}
+		s.bmask = make([]uint64, (s.capacity+64)/64)
 	}
 	lowE, highE := s.capacity+1, int64(-1)
 	s.byE = s.byE[:0]
@@ -387,17 +389,23 @@ func (s *searcher) sectionBounds(gmin int64) bool {
 		if buckets {
 			s.chain[i] = s.bucket[e]
 			s.bucket[e] = i
+			s.bmask[e>>6] |= 1 << (e & 63)
 			lowE, highE = min(lowE, e), max(highE, e)
 		} else {
 			s.byE = append(s.byE, i)
 		}
 	}
 	if buckets {
-		for e := lowE; e <= highE; e++ {
-			for j := s.bucket[e]; j >= 0; j = s.chain[j] {
-				s.byE = append(s.byE, j)
+		// Only the non-empty buckets, found by their bits.
+		for w := lowE >> 6; w <= highE>>6; w++ {
+			for m := s.bmask[w]; m != 0; m &= m - 1 {
+				e := w<<6 + int64(bits.TrailingZeros64(m))
+				for j := s.bucket[e]; j >= 0; j = s.chain[j] {
+					s.byE = append(s.byE, j)
+				}
+				s.bucket[e] = -1
 			}
-			s.bucket[e] = -1
+			s.bmask[w] = 0
 		}
 	} else {
 		slices.SortFunc(s.byE, func(a, b int32) int { return cmp.Compare(s.effOf[a], s.effOf[b]) })
@@ -444,8 +452,9 @@ func (s *searcher) clearBuckets() {
 	n := int32(s.c.n)
 	for r := s.next[n]; r != n; r = s.next[r] {
 		i := s.byRank[r]
-		if !s.hidden[i] && s.effOf[i] >= 0 && s.effOf[i] < int64(len(s.bucket)) {
-			s.bucket[s.effOf[i]] = -1
+		if e := s.effOf[i]; !s.hidden[i] && e >= 0 && e < int64(len(s.bucket)) {
+			s.bucket[e] = -1
+			s.bmask[e>>6] = 0
 		}
 	}
 }

@@ -28,16 +28,18 @@ type searcher struct {
 	minOff   []int64 // lowest offset an unplaced item can take (aligned)
 	off      []int64 // offsets of placed items
 	placed   []bool
-	deg      []int32 // number of unplaced conflicting items
-	floor    []int64 // per section: top of the placed items
-	unpl     []int64 // per section: total size of the unplaced items
-	secSize  []int64 // scratch: per section, size of the items painted so far
-	painted  []uint8 // scratch: how many items have painted a section (0..2)
-	skip     []int32 // scratch: next section not painted twice (union-find)
-	bucket   []int32 // scratch: first item of each offset (counting sort)
-	chain    []int32 // scratch: next item in the same bucket
-	effOf    []int64 // scratch: lowest possible offset of each item
-	byE      []int32 // scratch: unplaced items by lowest possible offset
+	deg      []int32  // number of unplaced conflicting items
+	free     int      // unplaced items with deg 0 (hidden or not): forceFree has work
+	floor    []int64  // per section: top of the placed items
+	unpl     []int64  // per section: total size of the unplaced items
+	secSize  []int64  // scratch: per section, size of the items painted so far
+	painted  []uint8  // scratch: how many items have painted a section (0..2)
+	skip     []int32  // scratch: next section not painted twice (union-find)
+	bucket   []int32  // scratch: first item of each offset (counting sort)
+	bmask    []uint64 // scratch: bit e set when bucket[e] is not empty
+	chain    []int32  // scratch: next item in the same bucket
+	effOf    []int64  // scratch: lowest possible offset of each item
+	byE      []int32  // scratch: unplaced items by lowest possible offset
 
 	// Unplaced items in rank order, as a doubly linked list over ranks
 	// (index n is the sentinel): removal and restore are O(1).
@@ -125,10 +127,14 @@ func (s *searcher) reset(capacity int64) {
 	c := s.c
 	n := c.n
 	s.capacity = capacity
+	s.free = 0
 	for i := 0; i < n; i++ {
 		s.minOff[i] = 0
 		s.placed[i] = false
 		s.deg[i] = int32(len(c.conf[i]))
+		if s.deg[i] == 0 {
+			s.free++
+		}
 		s.hidden[i] = false
 	}
 	s.active = n
@@ -173,6 +179,9 @@ func (s *searcher) place(i int32, o int64) bool {
 	ok := true
 	s.placed[i] = true
 	s.active--
+	if s.deg[i] == 0 {
+		s.free--
+	}
 	s.off[i] = o
 	s.hash ^= zobrist(i, s.minOff[i])
 	r := s.rank[i]
@@ -199,7 +208,9 @@ func (s *searcher) place(i int32, o int64) bool {
 		if s.placed[u] {
 			continue
 		}
-		s.deg[u]--
+		if s.deg[u]--; s.deg[u] == 0 {
+			s.free++
+		}
 		m := alignUp(top, c.align[u])
 		if m > s.minOff[u] {
 			s.trail = append(s.trail, undo{u, s.minOff[u]})
@@ -239,6 +250,9 @@ func (s *searcher) unplaceLast() {
 	}
 	for _, u := range c.conf[i] {
 		if !s.placed[u] {
+			if s.deg[u] == 0 {
+				s.free--
+			}
 			s.deg[u]++
 		}
 	}
@@ -247,6 +261,9 @@ func (s *searcher) unplaceLast() {
 	s.prev[s.next[r]] = r
 	s.placed[i] = false
 	s.active++
+	if s.deg[i] == 0 {
+		s.free++
+	}
 	s.hash ^= zobrist(i, s.minOff[i])
 }
 
