@@ -29,48 +29,19 @@ type instance struct {
 
 // fold builds the instance of a valid problem.
 func fold(p *model.Problem) *instance {
-	n := len(p.Buffers)
-	in := &instance{p: p, of: make([]int, n), delta: make([]int64, n)}
-	var index map[string]int
-	rootOf := make([]int, n)
-	all := make([]unit, n) // indexed by root buffer
-	for i := range p.Buffers {
-		b := &p.Buffers[i]
-		rootOf[i] = i
-		if b.Alias != nil {
-			if index == nil {
-				index = p.Index()
-			}
-			rootOf[i], in.delta[i] = p.Root(i, index)
+	groups, of, delta := p.AliasGroups()
+	in := &instance{p: p, of: of, delta: delta}
+	for _, gr := range groups {
+		b := &p.Buffers[gr.Root]
+		u := -1
+		if b.Size > 0 {
+			u = len(in.units)
+			in.units = append(in.units, unit{start: gr.Start, end: gr.End, size: b.Size, root: gr.Root})
+			in.members = append(in.members, append([]int{gr.Root}, gr.Members...))
 		}
-	}
-	for i := range p.Buffers {
-		if rootOf[i] == i {
-			b := &p.Buffers[i]
-			all[i] = unit{start: b.Start, end: b.End, size: b.Size, root: i}
-		}
-	}
-	for i := range p.Buffers {
-		if r := rootOf[i]; r != i {
-			b := &p.Buffers[i]
-			all[r].start = min(all[r].start, b.Start)
-			all[r].end = max(all[r].end, b.End)
-		}
-	}
-	pos := make([]int, n)
-	for i := range p.Buffers {
-		pos[i] = -1
-		if rootOf[i] == i && all[i].size > 0 {
-			pos[i] = len(in.units)
-			in.units = append(in.units, all[i])
-			in.members = append(in.members, []int{i})
-		}
-	}
-	for i := range p.Buffers {
-		u := pos[rootOf[i]]
-		in.of[i] = u
-		if u >= 0 && rootOf[i] != i {
-			in.members[u] = append(in.members[u], i)
+		// of: from group to unit index (-1 for a zero-size root).
+		for _, i := range append([]int{gr.Root}, gr.Members...) {
+			in.of[i] = u
 		}
 	}
 	return in

@@ -95,61 +95,41 @@ func newInstance(p *model.Problem, roundUp int64) (*instance, error) {
 	}
 	pools := p.PoolList()
 	pool0 := pools[0]
-	n := len(p.Buffers)
-	in := &instance{p: p, of: make([]int, n), delta: make([]int64, n), exact: true}
-	pos := make([]int, n)
-	var index map[string]int
-	var members map[int][]int // item → its alias members
+	groups, of, delta := p.AliasGroups()
+	in := &instance{p: p, of: of, delta: delta, exact: true}
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
 		if len(b.Pools) > 0 && !slices.Contains(b.Pools, pool0.Name) {
 			return nil, unsupported(fmt.Sprintf("%s: buffer %q may not live in pool %q; the SAT engine plans a single pool", p.Where(i), b.ID, pool0.Name))
 		}
-		pos[i] = -1
-		if b.Alias != nil {
-			continue
-		}
-		it := item{start: b.Start, end: b.End, size: b.Size, pin: -1, root: i}
+	}
+	for _, gr := range groups {
+		b := &p.Buffers[gr.Root]
+		it := item{start: b.Start, end: b.End, size: b.Size, pin: -1, root: gr.Root}
 		if b.Pin != nil {
 			it.pin = *b.Pin
 		}
-		if a := b.Alignment(); a > 1 {
-			it.congs = append(it.congs, cong{a, 0})
-		}
-		if a := pool0.Alignment(); a > 1 {
-			it.congs = append(it.congs, cong{a, 0})
-		}
-		pos[i] = len(in.items)
-		in.of[i] = len(in.items)
-		in.items = append(in.items, it)
-	}
-	for i := range p.Buffers {
-		b := &p.Buffers[i]
-		if b.Alias == nil {
-			continue
-		}
-		if index == nil {
-			index = p.Index()
-		}
-		r, d := p.Root(i, index)
-		in.of[i], in.delta[i] = pos[r], d
-		it := &in.items[pos[r]]
-		if members == nil {
-			members = map[int][]int{}
-		}
-		members[pos[r]] = append(members[pos[r]], i)
-		for _, a := range []int64{b.Alignment(), pool0.Alignment()} {
-			if a > 1 {
-				it.congs = append(it.congs, cong{a, ((-d)%a + a) % a})
+		// Each member's offset (root + delta) honours its own and the
+		// pool's alignment: congruences on the root's offset.
+		for _, i := range append([]int{gr.Root}, gr.Members...) {
+			for _, a := range []int64{p.Buffers[i].Alignment(), pool0.Alignment()} {
+				if a > 1 {
+					it.congs = append(it.congs, cong{a, ((-delta[i])%a + a) % a})
+				}
 			}
 		}
+		in.items = append(in.items, it)
 	}
+	var index map[string]int
 	// Pieces: what each item occupies, relative to its offset (bytes).
 	for k := range in.items {
 		it := &in.items[k]
-		ms := members[k]
+		ms := groups[k].Members
 		if len(ms) == 0 && len(p.Buffers[it.root].Gaps) == 0 {
 			continue
+		}
+		if len(ms) > 0 && index == nil {
+			index = p.Index()
 		}
 		deltas := make([]int64, len(ms))
 		for a, m := range ms {

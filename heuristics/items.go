@@ -78,32 +78,22 @@ func newInstance(ctx context.Context, p *model.Problem) (*instance, error) {
 		}
 	}
 	exactOff := bounding(ctx)
-	n := len(p.Buffers)
-	in := &instance{p: p, of: make([]int, n), delta: make([]int64, n), members: map[int][]int{}}
+	groups, of, delta := p.AliasGroups()
+	in := &instance{p: p, of: of, delta: delta, members: map[int][]int{}}
 	pools := p.PoolList()
-	var index map[string]int
-	pos := make([]int, n)
 	members := in.members
-	for i := range p.Buffers {
-		b := &p.Buffers[i]
-		pos[i] = -1
-		if b.Alias != nil {
-			if index == nil {
-				index = p.Index()
-			}
-			r, d := p.Root(i, index)
-			in.delta[i] = d
-			members[r] = append(members[r], i)
-			continue
+	for _, gr := range groups {
+		b := &p.Buffers[gr.Root]
+		if len(gr.Members) > 0 {
+			members[gr.Root] = gr.Members
 		}
-		it := item{start: b.Start, end: b.End, size: b.Size, align: 1, pin: -1, root: i}
+		it := item{start: gr.Start, end: gr.End, size: b.Size, align: 1, pin: -1, root: gr.Root}
 		if b.Pin != nil {
 			it.pin = *b.Pin
 		}
 		for _, name := range b.Pools {
 			it.pools = append(it.pools, p.PoolIndex(name))
 		}
-		pos[i] = len(in.its)
 		in.its = append(in.its, it)
 	}
 	for k := range in.its {
@@ -129,11 +119,6 @@ func newInstance(ctx context.Context, p *model.Problem) (*instance, error) {
 		}
 		if it.pool < 0 {
 			return nil, fmt.Errorf("%s: buffer %q: no pool is allowed by every member of its alias group", p.Where(it.root), p.Buffers[it.root].ID)
-		}
-		for _, m := range group {
-			b := &p.Buffers[m]
-			in.of[m] = k
-			it.start, it.end = min(it.start, b.Start), max(it.end, b.End)
 		}
 		if err := in.retarget(k, it.pool); err != nil {
 			return nil, err

@@ -202,3 +202,17 @@ func TestProblemHelpers(t *testing.T) {
 	c.Placements[0].Offset = 100
 	assert.Equal(t, int64(0), pl.Placements[0].Offset, "Clone is deep")
 }
+
+func TestAliasGroups(t *testing.T) {
+	p := &Problem{Buffers: []Buffer{
+		{ID: "a", Start: 2, End: 6, Size: 32},
+		{ID: "v", Start: 1, End: 3, Size: 8, Alias: &Alias{Parent: "w", Delta: 4}},
+		{ID: "w", Start: 5, End: 9, Size: 16, Alias: &Alias{Parent: "a", Delta: 8}},
+		{ID: "b", Start: 0, End: 1, Size: 4},
+	}}
+	require.NoError(t, p.Validate())
+	groups, of, delta := p.AliasGroups()
+	assert.Equal(t, []AliasGroup{{Root: 0, Members: []int{1, 2}, Start: 1, End: 9}, {Root: 3, Start: 0, End: 1}}, groups)
+	assert.Equal(t, []int{0, 0, 0, 1}, of)
+	assert.Equal(t, []int64{0, 12, 8, 0}, delta)
+}

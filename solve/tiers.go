@@ -44,36 +44,30 @@ type group struct {
 }
 
 func groupsOf(p *model.Problem) []*group {
-	index := p.Index()
-	byRoot := map[int]*group{}
-	var out []*group
-	for i := range p.Buffers {
-		r, _ := p.Root(i, index)
-		g := byRoot[r]
-		if g == nil {
-			rb := &p.Buffers[r]
-			g = &group{start: rb.Start, end: rb.End, size: rb.Size}
-			byRoot[r] = g
-			out = append(out, g)
-		}
-		b := &p.Buffers[i]
-		g.members = append(g.members, i)
-		g.start, g.end = min(g.start, b.Start), max(g.end, b.End)
-		g.critical = g.critical || (b.LatencyCritical && b.Kind == model.Scratch)
-		g.pinned = g.pinned || b.Pin != nil
-		if b.Weight > 0 {
-			g.priority = max(g.priority, b.Weight)
-			g.weight = max(g.weight, b.Weight)
-		}
-		if len(b.Pools) > 0 {
-			allowed := map[int]bool{}
-			for _, name := range b.Pools {
-				if k := p.PoolIndex(name); k >= 0 && (g.allowed == nil || g.allowed[k]) {
-					allowed[k] = true
-				}
+	groups, _, _ := p.AliasGroups()
+	out := make([]*group, 0, len(groups))
+	for _, gr := range groups {
+		g := &group{start: gr.Start, end: gr.End, size: p.Buffers[gr.Root].Size}
+		g.members = append([]int{gr.Root}, gr.Members...)
+		for _, i := range g.members {
+			b := &p.Buffers[i]
+			g.critical = g.critical || (b.LatencyCritical && b.Kind == model.Scratch)
+			g.pinned = g.pinned || b.Pin != nil
+			if b.Weight > 0 {
+				g.priority = max(g.priority, b.Weight)
+				g.weight = max(g.weight, b.Weight)
 			}
-			g.allowed = allowed
+			if len(b.Pools) > 0 {
+				allowed := map[int]bool{}
+				for _, name := range b.Pools {
+					if k := p.PoolIndex(name); k >= 0 && (g.allowed == nil || g.allowed[k]) {
+						allowed[k] = true
+					}
+				}
+				g.allowed = allowed
+			}
 		}
+		out = append(out, g)
 	}
 	for _, g := range out {
 		if g.priority == 0 {

@@ -38,45 +38,28 @@ func fold(p *model.Problem) (*folded, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	n := len(p.Buffers)
-	f := &folded{of: make([]int, n), delta: make([]int64, n)}
-	pos := make([]int, n)
+	groups, of, delta := p.AliasGroups()
+	f := &folded{of: of, delta: delta}
 	pool := &p.PoolList()[0] // single pool: its alignment applies to every buffer
-	for i := range p.Buffers {
-		b := &p.Buffers[i]
-		pos[i] = -1
-		if b.Alias != nil {
-			continue
-		}
-		it := item{start: b.Start, end: b.End, size: b.Size, align: b.AlignmentIn(pool), pin: -1}
+	for _, gr := range groups {
+		r := gr.Root
+		b := &p.Buffers[r]
+		it := item{start: gr.Start, end: gr.End, size: b.Size, align: b.AlignmentIn(pool), pin: -1}
 		if b.Pin != nil {
 			it.pin = *b.Pin
 		}
-		pos[i] = len(f.items)
-		f.of[i] = len(f.items)
-		f.items = append(f.items, it)
-	}
-	var index map[string]int
-	for i := range p.Buffers {
-		b := &p.Buffers[i]
-		if b.Alias == nil {
-			continue
+		for _, i := range gr.Members {
+			m := &p.Buffers[i]
+			a := m.AlignmentIn(pool)
+			if d := delta[i]; d%a != 0 {
+				return nil, fmt.Errorf("%s: buffer %q: alias delta %d is not a multiple of its alignment %d (not supported by the exact engine)", p.Where(i), m.ID, d, a)
+			}
+			it.align = lcm(it.align, a)
 		}
-		if index == nil {
-			index = p.Index()
-		}
-		r, d := p.Root(i, index)
-		f.of[i], f.delta[i] = pos[r], d
-		it := &f.items[pos[r]]
-		a := b.AlignmentIn(pool)
-		if d%a != 0 {
-			return nil, fmt.Errorf("%s: buffer %q: alias delta %d is not a multiple of its alignment %d (not supported by the exact engine)", p.Where(i), b.ID, d, a)
-		}
-		it.start, it.end = min(it.start, b.Start), max(it.end, b.End)
-		it.align = lcm(it.align, a)
 		if it.pin >= 0 && it.pin%it.align != 0 {
-			return nil, fmt.Errorf("%s: buffer %q: pin %d of alias root breaks the alignment %d of its alias members", p.Where(r), p.Buffers[r].ID, it.pin, it.align)
+			return nil, fmt.Errorf("%s: buffer %q: pin %d of alias root breaks the alignment %d of its alias members", p.Where(r), b.ID, it.pin, it.align)
 		}
+		f.items = append(f.items, it)
 	}
 	var g int64
 	for _, it := range f.items {
