@@ -173,3 +173,34 @@ func TestBnBOrdersFlag(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, `"status": "optimal"`)
 }
+
+func TestPlanJSONReportsTheSplit(t *testing.T) {
+	for _, tc := range []struct {
+		method, want string
+		proven       bool
+	}{{"auto", "exact", true}, {"heuristic", "heuristic", false}} {
+		code, stdout, stderr := cli(t, "", "plan", "../../examples/tiny-cnn.csv", "--pool", "sram:254720", "--pool", "dram:0",
+			"--method", tc.method, "--json", "--quiet")
+		require.Equal(t, 0, code, stderr)
+		var got struct {
+			PoolPeaks map[string]int64 `json:"pool_peaks"`
+			Split     struct {
+				Method string `json:"method"`
+				Proven bool   `json:"proven"`
+				Pools  []struct {
+					Name          string  `json:"name"`
+					Bytes         int64   `json:"bytes"`
+					SpilledWeight float64 `json:"spilled_weight"`
+				} `json:"pools"`
+			} `json:"split"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+		assert.Equal(t, tc.want, got.Split.Method, tc.method)
+		assert.Equal(t, tc.proven, got.Split.Proven, tc.method)
+		require.Len(t, got.Split.Pools, 2)
+		assert.Equal(t, "sram", got.Split.Pools[0].Name)
+		assert.LessOrEqual(t, got.PoolPeaks["sram"], int64(254720))
+		// Without weights the spilled weight is the spilled bytes.
+		assert.Equal(t, float64(got.Split.Pools[1].Bytes), got.Split.Pools[0].SpilledWeight)
+	}
+}

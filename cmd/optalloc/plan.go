@@ -35,6 +35,13 @@ The summary line goes to stderr:
   peak=N lower_bound=N gap=P% status=S method=M time=Ds
 --json prints the same (and engine statistics) as JSON on stdout.
 
+With several pools (--pool, or pools in a JSON problem) the buffers are split
+over them, fastest first: the fast pools keep the heaviest share that fits
+(weight, else bytes; latency-critical scratch first) and the rest spills on.
+The exact methods search that split and prove it when a pool has at most 24
+candidates; --json reports pool_peaks and split (method, proven, and per pool
+buffers, bytes and spilled weight).
+
 --layout blocks plans whole reusable blocks instead of offsets (GPU textures,
 runtime buffer pools): every buffer gets a block, buffers sharing a block are
 never live together, and the total block bytes are minimised. Its summary is
