@@ -34,7 +34,8 @@ type ScratchOptions struct {
 //     evenly among its buffers; each is granted Placement.Size in
 //     [Size, MaxSize], as much as its share holds;
 //  3. only a buffer that fits no gap grows the arena: it goes on top of
-//     the buffers it meets in time.
+//     the buffers it meets in time. When that crosses a bounded pool's
+//     capacity, the pool keeps the input plan's placements.
 //
 // Every buffer stays in its pool. The other buffers occupy their exact
 // footprint (MiniMalloc gaps honoured: a scratch buffer may go into another
@@ -73,8 +74,26 @@ func FillScratch(p *model.Problem, pl *model.Plan, opt ScratchOptions) (*model.P
 				scratch = append(scratch, i)
 			}
 		}
-		if len(scratch) > 0 {
-			fillPool(p, out, bufs, scratch, pools[q].Alignment(), opt)
+		if len(scratch) == 0 {
+			continue
+		}
+		keep := make([]model.Placement, len(scratch))
+		for k, i := range scratch {
+			keep[k] = out.Placements[i]
+		}
+		fillPool(p, out, bufs, scratch, pools[q].Alignment(), opt)
+		// A buffer that fit no gap went on top (rule 3); in a bounded pool
+		// that may cross the capacity: then the pool keeps its input plan.
+		if c := pools[q].Capacity; c > 0 {
+			var top int64
+			for _, i := range bufs {
+				top = max(top, out.Placements[i].Offset+out.Placements[i].Size)
+			}
+			if top > c {
+				for k, i := range scratch {
+					out.Placements[i] = keep[k]
+				}
+			}
 		}
 	}
 	return out, nil

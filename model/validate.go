@@ -235,10 +235,16 @@ func (p *Problem) validateAliasOverlaps(index map[string]int) error {
 		delta int64
 	}
 	groups := map[int][]member{}
+	pools := p.PoolList()
 	for i := range p.Buffers {
 		if p.Buffers[i].Alias != nil {
 			r, d := p.Root(i, index)
 			groups[r] = append(groups[r], member{i, d})
+			// Root and member both sit on the pool's grid.
+			if a := pools[0].Alignment(); len(pools) == 1 && d%a != 0 {
+				return p.errorf(i, "alias delta %d inside %q is not a multiple of %d, the alignment of pool %q: no offset fits both",
+					d, p.Buffers[r].ID, a, pools[0].Name)
+			}
 		}
 	}
 	roots := make([]int, 0, len(groups))

@@ -77,6 +77,9 @@ func TestValidateRejectsEachRule(t *testing.T) {
 			Buffers: []Buffer{{ID: "a", End: 1, Size: 1, Pin: i64(8), Pools: []string{"f"}}}}, `the alignment of pool "f"`},
 		{"alignment with the pool's above 2^40", Problem{Pools: []Pool{{Name: "m", Align: 3}}, Buffers: []Buffer{{ID: "a", End: 1, Size: 1, Align: MaxAlign}}},
 			`pool "m"'s alignment 3 have a common multiple above 2^40`},
+		{"alias delta off the pool's grid", Problem{Pools: []Pool{{Name: "m", Align: 4}}, Buffers: []Buffer{
+			{ID: "a", End: 2, Size: 8}, {ID: "v", End: 2, Size: 2, Alias: &Alias{Parent: "a", Delta: 2}}}},
+			`buffer "v": alias delta 2 inside "a" is not a multiple of 4, the alignment of pool "m"`},
 		{"negative pin", Problem{Buffers: []Buffer{{ID: "a", End: 1, Size: 1, Pin: i64(-8)}}}, "pinned offset -8 is negative"},
 		{"pin plus size overflows", Problem{Buffers: []Buffer{{ID: "a", End: 1, Size: 2, Pin: i64(math.MaxInt64 - 1)}}}, "overflows int64"},
 		{"hint below -1", Problem{Buffers: []Buffer{{ID: "a", End: 1, Size: 1, Hint: i64(-2)}}}, "hint -2 is negative"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -40,17 +41,19 @@ type group struct {
 	critical bool
 	weight   float64      // the buffers' Weight when given, else bytes: what spilling it costs
 	allowed  map[int]bool // pool indexes; nil = any
+	deltas   int64        // GCD of the members' alias deltas (0: none)
 	pinned   bool
 }
 
 func groupsOf(p *model.Problem) []*group {
-	groups, _, _ := p.AliasGroups()
+	groups, _, delta := p.AliasGroups()
 	out := make([]*group, 0, len(groups))
 	for _, gr := range groups {
 		g := &group{start: gr.Start, end: gr.End, size: p.Buffers[gr.Root].Size}
 		g.members = append([]int{gr.Root}, gr.Members...)
 		for _, i := range g.members {
 			b := &p.Buffers[i]
+			g.deltas = gcd(g.deltas, delta[i])
 			g.critical = g.critical || (b.LatencyCritical && b.Kind == model.Scratch)
 			g.pinned = g.pinned || b.Pin != nil
 			if b.Weight > 0 {
@@ -133,9 +136,16 @@ func (s *solver) solveTiers(ctx context.Context) error {
 			free = append(free, g)
 			continue
 		}
-		k := order[0]
-		if g.allowed != nil {
-			k = firstAllowed(p, g)
+		k := -1
+		for _, q := range pinnedPools(p, g, order) {
+			if g.onGrid(p, &pools[q]) {
+				k = q
+				break
+			}
+		}
+		if k < 0 {
+			s.res.Status, s.res.Reason = Unknown, fmt.Sprintf("pinned buffer %q is off the alignment grid of every pool it may use", p.Buffers[g.members[0]].ID)
+			return nil
 		}
 		assigned[k] = append(assigned[k], g)
 	}
@@ -152,7 +162,9 @@ func (s *solver) solveTiers(ctx context.Context) error {
 	for n, k := range order {
 		var cand, rest []*group
 		for _, g := range left {
-			if g.allowed == nil || g.allowed[k] {
+			// A pool whose alignment an alias delta breaks cannot hold
+			// the group: root and member would both need its grid.
+			if (g.allowed == nil || g.allowed[k]) && g.onGrid(p, &pools[k]) {
 				cand = append(cand, g)
 			} else {
 				rest = append(rest, g)
@@ -215,15 +227,36 @@ func totalCapacity(pools []model.Pool) (total int64, bounded bool) {
 	return total, true
 }
 
-func firstAllowed(p *model.Problem, g *group) int {
+// pinnedPools lists the pools a pinned group may go to, preferred first:
+// its allowed pools in its buffers' order, else all, fastest first.
+func pinnedPools(p *model.Problem, g *group, order []int) []int {
+	if g.allowed == nil {
+		return order
+	}
+	var out []int
 	for _, i := range g.members {
 		for _, name := range p.Buffers[i].Pools {
-			if k := p.PoolIndex(name); g.allowed[k] {
-				return k
+			if k := p.PoolIndex(name); g.allowed[k] && !slices.Contains(out, k) {
+				out = append(out, k)
 			}
 		}
 	}
-	return 0
+	return out
+}
+
+// onGrid reports whether the group can live in pool q: the pool's
+// alignment applies to the root and to every member (root + delta), and to
+// every pin.
+func (g *group) onGrid(p *model.Problem, q *model.Pool) bool {
+	if g.deltas%q.Alignment() != 0 {
+		return false
+	}
+	for _, i := range g.members {
+		if b := &p.Buffers[i]; b.Pin != nil && *b.Pin%b.AlignmentIn(q) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // fitPool chooses which candidates (in priority order) go to the pool:
