@@ -17,18 +17,29 @@ func pinConflicts(p *model.Problem) string {
 	var sub model.Problem
 	sub.Pools = p.Pools
 	var plan model.Plan
+	groups, of, delta := p.AliasGroups()
+	poolOf := func(b *model.Buffer) int {
+		if len(b.Pools) > 0 {
+			return max(p.PoolIndex(b.Pools[0]), 0)
+		}
+		return 0
+	}
 	for i := range p.Buffers {
 		b := p.Buffers[i]
-		if b.Pin == nil {
-			continue
+		root := &p.Buffers[groups[of[i]].Root]
+		switch {
+		case root.Pin != nil:
+			// A pinned root fixes its whole group: each member at the
+			// pin plus its delta, aliases kept (members may share the
+			// root's bytes).
+			b.Hint = nil
+			sub.Buffers = append(sub.Buffers, b)
+			plan.Placements = append(plan.Placements, model.Placement{Offset: *root.Pin + delta[i], Pool: poolOf(root), Size: b.Size})
+		case b.Pin != nil:
+			b.Alias, b.Hint = nil, nil
+			sub.Buffers = append(sub.Buffers, b)
+			plan.Placements = append(plan.Placements, model.Placement{Offset: *b.Pin, Pool: poolOf(&b), Size: b.Size})
 		}
-		pool := 0
-		if len(b.Pools) > 0 {
-			pool = max(p.PoolIndex(b.Pools[0]), 0)
-		}
-		b.Alias, b.Hint = nil, nil
-		sub.Buffers = append(sub.Buffers, b)
-		plan.Placements = append(plan.Placements, model.Placement{Offset: *b.Pin, Pool: pool, Size: b.Size})
 	}
 	if len(sub.Buffers) < 1 {
 		return ""
