@@ -172,3 +172,30 @@ func TestPinnedAliasGroupCollides(t *testing.T) {
 }
 
 func pinAt(v int64) *int64 { return &v }
+
+// TestEveryFeatureBounds: ProveBound on the rich single-pool problems never
+// proves more than a plan achieves (the best of auto's plan and, where it
+// applies, brute force), and claims optimal only with a plan at the bound.
+func TestEveryFeatureBounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(59, 61))
+	for k := 0; k < 60; k++ {
+		p := richProblem(rng)
+		p.Pools = p.PoolList()[:1]
+		p.Pools[0].Capacity = 0
+		if p.Validate() != nil {
+			continue
+		}
+		what := fmt.Sprintf("instance %d: %+v", k, p.Buffers)
+		r, err := Solve(context.Background(), p, Options{Method: "auto", Threads: 1, TimeLimit: 5 * time.Second})
+		require.NoError(t, err, what)
+		if r.Plan == nil {
+			continue // colliding pins
+		}
+		b, err := ProveBound(context.Background(), p, Options{Threads: 1 + k%2, TimeLimit: 5 * time.Second})
+		require.NoError(t, err, what)
+		require.LessOrEqual(t, b.LowerBound, r.Peak, "%s: bound %d (%s: %s) above a verified plan", what, b.LowerBound, b.Method, b.Detail)
+		if r.Status == Optimal {
+			require.Equal(t, r.LowerBound, r.Peak, what)
+		}
+	}
+}
