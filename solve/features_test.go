@@ -52,12 +52,28 @@ func richProblem(rng *rand.Rand) *model.Problem {
 				}
 			case 4:
 				b.Weight = float64(1 + rng.IntN(4))
+			case 5:
+				if b.Pin == nil && b.Alias == nil {
+					b.Kind, b.LatencyCritical = model.Scratch, true
+				}
 			}
 		}
-		if rng.IntN(4) == 0 {
+		switch rng.IntN(6) {
+		case 0, 1:
 			q := p.PoolList()[0]
 			q.Capacity = 4 + rng.Int64N(16)
 			p.Pools = []model.Pool{q, {Name: "slow", Rank: 1}}
+		case 2: // three tiers, some buffers restricted to some of them
+			q := p.PoolList()[0]
+			q.Capacity = 4 + rng.Int64N(12)
+			p.Pools = []model.Pool{q, {Name: "mid", Capacity: 8 + rng.Int64N(16), Align: int64(1 + rng.IntN(2)), Rank: 1}, {Name: "slow", Rank: 2}}
+			for i := range p.Buffers {
+				if rng.IntN(3) == 0 {
+					names := []string{q.Name, "mid", "slow"}
+					rng.Shuffle(len(names), func(a, b int) { names[a], names[b] = names[b], names[a] })
+					p.Buffers[i].Pools = names[:1+rng.IntN(3)]
+				}
+			}
 		}
 		if p.Validate() == nil {
 			return p
