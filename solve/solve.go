@@ -177,8 +177,8 @@ func (s *solver) heuristicOnly(ctx context.Context) (*Result, error) {
 }
 
 func (s *solver) runHeuristics(ctx context.Context) error {
-	if s.opt.Method == "bnb" || s.opt.Method == "sat" {
-		return nil // the engine alone
+	if (s.opt.Method == "bnb" || s.opt.Method == "sat") && !s.quick {
+		return nil // the engine alone (a fit test while splitting pools still gets its quick plan)
 	}
 	t := time.Now()
 	defer s.res.Stats.phase("heuristics", t)
@@ -189,6 +189,11 @@ func (s *solver) runHeuristics(ctx context.Context) error {
 		// A decision goes straight to the exact race after one quick plan:
 		// on tight capacities the portfolio's time is better spent there.
 		names = []string{quickPlanner}
+		if _, ok := heuristics.ByName(s.opt.Method); ok && s.quick {
+			// A fit test while splitting pools: the planner that will
+			// plan the pool decides what fits.
+			names = []string{s.opt.Method}
+		}
 	default:
 		if _, ok := heuristics.ByName(s.opt.Method); ok {
 			names = []string{s.opt.Method}

@@ -3,11 +3,13 @@ package solve
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/optalloc/optalloc/model"
+	_ "github.com/optalloc/optalloc/model/graph" // .graph.json inputs
 	"github.com/optalloc/optalloc/verify"
 )
 
@@ -173,4 +175,30 @@ func TestFillSpillsLess(t *testing.T) {
 	}
 	require.Positive(t, better, "the fill never helped")
 	t.Logf("fill spilled fewer bytes on %d of 40 instances", better)
+}
+
+// TestTiersFitTestsUseTheMethod: the split's fit tests plan with the method
+// that will plan each pool (a planner's own fit, a quick plan for the exact
+// engines). Before, --method sat spilled everything (its fit tests found no
+// plan) and freelist got a split that only greedy-size could pack.
+func TestTiersFitTestsUseTheMethod(t *testing.T) {
+	for _, m := range []string{"sat", "bnb", "freelist", "greedy-size", "skyline", "heuristic"} {
+		p, err := model.Load("../examples/tiny-cnn.csv")
+		require.NoError(t, err)
+		p.Pools = twoPools(254720)
+		r, err := Solve(context.Background(), p, Options{Method: m, Threads: 1, TimeLimit: 5 * time.Second})
+		require.NoError(t, err, m)
+		require.NotNil(t, r.Plan, "%s: %s %s", m, r.Status, r.Reason)
+		require.Empty(t, verify.Check(p, r.Plan), m)
+		assert.Positive(t, r.Split.Pools[0].Bytes, "%s: nothing kept in the fast pool", m)
+	}
+	// freelist packs less tightly than greedy-size: a split by greedy-size
+	// fit tests left it above the fast pool's capacity (status unknown).
+	p, err := model.Load("../examples/mobilenetv2.graph.json")
+	require.NoError(t, err)
+	p.Pools = twoPools(4993120)
+	r, err := Solve(context.Background(), p, Options{Method: "freelist", Threads: 1})
+	require.NoError(t, err)
+	require.NotNil(t, r.Plan, "%s %s", r.Status, r.Reason)
+	require.Empty(t, verify.Check(p, r.Plan))
 }
