@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -138,7 +139,7 @@ func WriteMarkdown(w io.Writer, meta Meta, methods []string, rows []Row) error {
 		b.WriteString("\n")
 		for _, row := range rs {
 			r := &row.Result
-			fmt.Fprintf(&b, "| %s | %d | %d | %d |", filepath.Base(r.Name), r.Buffers, r.MaxLive, r.LowerBound)
+			fmt.Fprintf(&b, "| %s | %d | %d | %s |", filepath.Base(r.Name), r.Buffers, r.MaxLive, BoundText(r.LowerBound))
 			for k := range r.Runs {
 				b.WriteString(" " + Cell(r, &r.Runs[k]) + " |")
 			}
@@ -181,6 +182,14 @@ func WriteMarkdown(w io.Writer, meta Meta, methods []string, rows []Row) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// BoundText prints a lower bound, "—" when none is claimed (0).
+func BoundText(lb int64) string {
+	if lb <= 0 {
+		return "—"
+	}
+	return strconv.FormatInt(lb, 10)
 }
 
 func gapText(r *Result, peak int64) string {

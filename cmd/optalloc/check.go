@@ -64,6 +64,7 @@ result depends on the machine's speed: gate them with a --tolerance.
 			fs.Int64("seed", 1, "seed passed to every solve")
 			fs.Bool("json", false, "print the report as JSON on stdout")
 			fs.BoolP("quiet", "q", false, "no progress bar")
+			poolFlag(fs)
 		},
 		run: runCheck,
 	})

@@ -29,6 +29,10 @@ best lower bound any method proved, and for each method its peak, the gap to
 that lower bound, its status and its time. The best peak of each row is
 marked (bold in markdown, and listed in the "best" column).
 
+--pool NAME:CAPACITY[:ALIGN] (repeatable, fastest first) gives every input
+without pools the same tiers, as in plan. With several pools the peak is the
+largest pool's and spilling lowers it, so no lower bound and no gap is shown.
+
 Methods default to every planner plus "auto"; --methods all adds "heuristic"
 and "exact". Times are wall-clock times of solves that may share cores with
 each other: use --threads 1 for timings.
@@ -48,6 +52,7 @@ Exit 1 when a method failed or produced an invalid plan on some input.`,
 			fs.Int("threads", 0, "inputs solved at the same time (0 = all cores)")
 			fs.Int64("seed", 1, "seed passed to every solve")
 			fs.BoolP("quiet", "q", false, "no progress bar")
+			poolFlag(fs)
 		},
 		run: runCompare,
 	})
@@ -138,6 +143,9 @@ func loadInstances(e *env, args []string) ([]benchmarks.Instance, error) {
 		}
 		p, err := loadProblem(e, a)
 		if err != nil {
+			return nil, err
+		}
+		if err := applyPools(e, p, a); err != nil {
 			return nil, err
 		}
 		insts = append(insts, benchmarks.Instance{Name: a, Problem: p})
@@ -325,7 +333,7 @@ func writeCompareMarkdown(w io.Writer, results []benchmarks.Result, methods []st
 	b.WriteString("---|\n")
 	for i := range results {
 		r := &results[i]
-		fmt.Fprintf(&b, "| %s | %d | %d |", r.Name, r.Buffers, r.LowerBound)
+		fmt.Fprintf(&b, "| %s | %d | %s |", r.Name, r.Buffers, benchmarks.BoundText(r.LowerBound))
 		for k := range r.Runs {
 			b.WriteString(" " + runCell(r, &r.Runs[k]) + " |")
 		}

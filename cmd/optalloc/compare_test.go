@@ -134,3 +134,31 @@ func TestParseMethods(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"auto"}, dup)
 }
+
+func TestCompareWithPools(t *testing.T) {
+	code, stdout, stderr := cli(t, "", "compare", "../../examples/tiny-cnn.csv", "--pool", "sram:254720", "--pool", "dram:0",
+		"--methods", "greedy-size,auto", "--time-limit", "5s", "--json", "-q")
+	require.Equal(t, 0, code, stderr)
+	var got compareJSON
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+	require.Len(t, got.Instances, 1)
+	in := got.Instances[0]
+	assert.Zero(t, in.LowerBound, "no bound is claimed across pools")
+	require.Len(t, in.Results, 2)
+	for _, r := range in.Results {
+		assert.True(t, r.Valid, r.Method)
+		assert.Nil(t, r.Gap, r.Method)
+	}
+	// The exact split keeps more in sram, so auto's peak (dram's) is lower.
+	assert.Less(t, in.Results[1].Peak, in.Results[0].Peak)
+	// check takes the same pools: a baseline written with them passes.
+	base := filepath.Join(t.TempDir(), "base.json")
+	code, _, stderr = cli(t, "", "check", "../../examples/tiny-cnn.csv", "--pool", "sram:254720", "--pool", "dram:0", "--write-baseline", base, "-q")
+	require.Equal(t, 0, code, stderr)
+	code, stdout, stderr = cli(t, "", "check", "../../examples/tiny-cnn.csv", "--pool", "sram:254720", "--pool", "dram:0", "--baseline", base, "-q")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "= baseline")
+	code, _, stderr = cli(t, "", "compare", "../../examples/tiny-cnn.csv", "--pool", "sram", "-q")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "want NAME:CAPACITY[:ALIGN]")
+}

@@ -54,7 +54,7 @@ min_cost_flow. --schedule F writes the replayable allocation schedule.`,
 }
 
 func planFlags(fs *pflag.FlagSet) {
-	fs.StringArray("pool", nil, "add a memory pool NAME:CAPACITY[:ALIGN] for inputs without pools; repeat, fastest first (CAPACITY 0 = unbounded)")
+	poolFlag(fs)
 	fs.Var(new(byteSize), "capacity", "decide whether the plan fits in this many bytes (e.g. 1048576 or 1MiB); 0 = minimise")
 	fs.Duration("time-limit", 10*time.Second, "stop searching after this long and return the best plan found")
 	fs.String("method", "auto", "auto (heuristics, then the exact race) | exact | bnb | sat | heuristic (the portfolio) | a planner name")
@@ -255,6 +255,13 @@ func notInput(input string, outputs ...string) error {
 }
 
 // applyPools installs the --pool flags on a problem without pools.
+// poolFlag defines --pool (plan, compare, check).
+func poolFlag(fs *pflag.FlagSet) {
+	fs.StringArray("pool", nil, "add a memory pool NAME:CAPACITY[:ALIGN] for inputs without pools; repeat, fastest first (CAPACITY 0 = unbounded)")
+}
+
+// applyPools gives p the --pool pools (none when the command has no such
+// flag or it was not given).
 func applyPools(e *env, p *model.Problem, input string) error {
 	specs, _ := e.flags.GetStringArray("pool")
 	pools, err := parsePools(specs)
