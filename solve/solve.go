@@ -22,7 +22,8 @@ type Options struct {
 	// heuristic plan), or the name of one planner.
 	Method string
 	// Capacity > 0 turns minimisation into a decision: fit under Capacity
-	// bytes (in the first pool) or prove that nothing does.
+	// bytes or prove that nothing does. Single-pool problems only (with
+	// several pools each pool has its own capacity).
 	Capacity int64
 	// TimeLimit bounds the whole solve; 0 means none (the context still
 	// applies).
@@ -60,6 +61,9 @@ func Solve(ctx context.Context, p *model.Problem, opt Options) (*Result, error) 
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
+	}
+	if opt.Capacity > 0 && len(p.PoolList()) > 1 {
+		return nil, fmt.Errorf("a capacity decides a single pool; this problem has %d pools: give each its capacity", len(p.PoolList()))
 	}
 	if opt.Capacity > 0 {
 		// On a copy: the caller's problem keeps its pools.

@@ -202,3 +202,9 @@ func TestTiersFitTestsUseTheMethod(t *testing.T) {
 	require.NotNil(t, r.Plan, "%s %s", r.Status, r.Reason)
 	require.Empty(t, verify.Check(p, r.Plan))
 }
+
+func TestCapacityNeedsOnePool(t *testing.T) {
+	p := &model.Problem{Pools: twoPools(100), Buffers: []model.Buffer{{ID: "a", End: 1, Size: 10}}}
+	_, err := Solve(context.Background(), p, Options{Capacity: 50})
+	require.ErrorContains(t, err, "a capacity decides a single pool")
+}

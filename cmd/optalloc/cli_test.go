@@ -87,6 +87,9 @@ func TestUsageErrors(t *testing.T) {
 		{"bad capacity", []string{"plan", "x.csv", "--capacity", "12XB"}, "not a byte count"},
 		{"missing file", []string{"plan", "does-not-exist.csv"}, "does-not-exist.csv: cannot open"},
 		{"unknown bnb order", []string{"plan", "../../examples/tiny-cnn.csv", "--bnb-orders", "TWA,XYZ"}, `"XYZ"`},
+		// It used to overwrite the first pool's capacity silently.
+		{"capacity with pools", []string{"plan", "../../examples/tiny-cnn.csv", "--pool", "sram:256KiB", "--pool", "dram:0", "--capacity", "100000"},
+			"--capacity decides a single pool; with 2 pools"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := cli(t, "", tc.args...)

@@ -160,6 +160,9 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err := applyPools(e, p, args[0]); err != nil {
 		return err
 	}
+	if capacity > 0 && len(p.PoolList()) > 1 {
+		return usageErr("--capacity decides a single pool; with %d pools give each its capacity (--pool NAME:CAPACITY or the JSON problem)", len(p.PoolList()))
+	}
 	if layout, err := layoutOf(fs); err != nil {
 		return err
 	} else if layout == "blocks" {
