@@ -90,6 +90,8 @@ func TestUsageErrors(t *testing.T) {
 		// It used to overwrite the first pool's capacity silently.
 		{"capacity with pools", []string{"plan", "../../examples/tiny-cnn.csv", "--pool", "sram:256KiB", "--pool", "dram:0", "--capacity", "100000"},
 			"--capacity decides a single pool; with 2 pools"},
+		{"verify capacity with pools", []string{"verify", "../../examples/tiny-cnn.csv", "x.json", "--pool", "sram:256KiB", "--pool", "dram:0", "--capacity", "100000"},
+			"--capacity bounds a single pool; with 2 pools"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := cli(t, "", tc.args...)

@@ -21,7 +21,7 @@ func init() {
 The checker shares no code with the planners.`,
 		flags: func(fs *pflag.FlagSet) {
 			fs.StringArray("pool", nil, "the pools given to plan with --pool NAME:CAPACITY[:ALIGN] (repeat, fastest first)")
-			fs.Var(new(byteSize), "capacity", "also require every buffer to end within this many bytes (first pool)")
+			fs.Var(new(byteSize), "capacity", "also require every buffer to end within this many bytes (single-pool problems)")
 			fs.Bool("json", false, "print the result as JSON on stdout")
 			fs.Int("max", 50, "list at most this many violations (0 = all)")
 			layoutFlags(fs, false)
@@ -50,6 +50,9 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	}
 	if err := applyPools(e, p, args[0]); err != nil {
 		return err
+	}
+	if capacity > 0 && len(p.PoolList()) > 1 {
+		return usageErr("--capacity bounds a single pool; with %d pools give each its capacity (--pool NAME:CAPACITY or the JSON problem)", len(p.PoolList()))
 	}
 	if capacity > 0 {
 		p.SetCapacity(capacity)
