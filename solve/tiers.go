@@ -152,13 +152,14 @@ func (s *solver) solveTiers(ctx context.Context) error {
 	left = free
 	t := time.Now()
 	split := &Split{Method: "exact", Proven: true, Pools: make([]PoolShare, len(pools))}
-	// The exact split gets a quarter of the time; the pools' plans the rest.
-	sctx := ctx
+	// The exact split gets a quarter of the time (splitTimeout without a
+	// limit); the pools' plans the rest.
+	budget := splitTimeout
 	if s.opt.TimeLimit > 0 {
-		var cancel context.CancelFunc
-		sctx, cancel = context.WithTimeout(ctx, s.opt.TimeLimit/4)
-		defer cancel()
+		budget = s.opt.TimeLimit / 4
 	}
+	sctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
 	for n, k := range order {
 		var cand, rest []*group
 		for _, g := range left {

@@ -52,6 +52,7 @@ const (
 	maxExactSplit     = 24
 	maxSplitDecisions = 20000
 	splitDecideLimit  = 2 * time.Second
+	splitTimeout      = 30 * time.Second // the whole split when Options.TimeLimit is 0
 )
 
 // value is what keeping a group in a faster pool is worth, compared
