@@ -64,8 +64,6 @@ type value struct {
 
 func (v value) add(w value) value { return value{v.critical + w.critical, v.weight + w.weight} }
 
-func (v value) sub(w value) value { return value{v.critical - w.critical, v.weight - w.weight} }
-
 // better reports v > w (weights within a relative 1e-9 count as equal).
 func (v value) better(w value) bool {
 	if v.critical != w.critical {
