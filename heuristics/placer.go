@@ -59,8 +59,7 @@ type placer struct {
 // running maximum of their ends (so that "does a rectangle of the class
 // meet this time window" is a binary search and a short backward scan).
 type compound struct {
-	s, e []int32 // hull of the footprint in ranks
-	cls  []class
+	cls []class
 }
 
 type class struct {

@@ -272,8 +272,7 @@ func mergeAliasComponents(p *Problem, comps []Component) []Component {
 	for c := range parent {
 		parent[c] = c
 	}
-	var find func(int) int
-	find = func(c int) int {
+	find := func(c int) int {
 		for parent[c] != c {
 			parent[c] = parent[parent[c]]
 			c = parent[c]

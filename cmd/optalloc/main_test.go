@@ -23,13 +23,3 @@ func TestMain(m *testing.M) {
 	}
 	goleak.VerifyTestMain(m)
 }
-
-// knownBug skips a test that reproduces a bug not fixed yet, so that CI stays
-// green; OPTALLOC_SHOW_BUGS=1 runs it (and shows the failure) instead.
-func knownBug(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("OPTALLOC_SHOW_BUGS") == "" {
-		t.Skip("BUG: " + what)
-	}
-	t.Log("known bug (OPTALLOC_SHOW_BUGS set, running): " + what)
-}

@@ -61,13 +61,6 @@ func TestExamplesUpToDate(t *testing.T) {
 	}
 }
 
-type exampleRow struct {
-	name                                  string
-	buffers, aliases                      int
-	naive, weights, peak, maxLive, copies int64
-	separateSum, sharedWeightBytes        int64
-}
-
 func planExample(t *testing.T, name string) (*model.Problem, *graph.Report, *model.Plan) {
 	t.Helper()
 	p, err := model.Load(filepath.Join(examplesDir, name))

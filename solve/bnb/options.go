@@ -105,16 +105,6 @@ type counters struct {
 	prunes                            [numPrune]int64
 }
 
-func (c *counters) add(o *counters) {
-	c.Nodes += o.Nodes
-	c.Backtracks += o.Backtracks
-	c.Forced += o.Forced
-	c.Splits += o.Splits
-	for k := range c.prunes {
-		c.prunes[k] += o.prunes[k]
-	}
-}
-
 // Stats describes a search. Counts add up over all workers and steps.
 type Stats struct {
 	Nodes      int64            `json:"nodes"`

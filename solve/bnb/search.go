@@ -21,8 +21,7 @@ type searcher struct {
 	// twin[i] is the identical item of the next lower rank, or -1: i may
 	// only be placed after it (identical items are interchangeable, so
 	// placing them in rank order loses no packing).
-	twin  []int32
-	first int32 // item of rank 0 (head of the unplaced list)
+	twin []int32
 
 	capacity int64
 	minOff   []int64 // lowest offset an unplaced item can take (aligned)

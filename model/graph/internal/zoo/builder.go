@@ -68,8 +68,6 @@ func scratch(s graph.Scratch) func(*graph.Op) {
 	return func(o *graph.Op) { o.Scratch = append(o.Scratch, s) }
 }
 
-func latencyCritical(o *graph.Op) { o.LatencyCritical = true }
-
 func i64(v int64) *int64 { return &v }
 
 func convOut(h, k, s, p int64) int64 { return (h+2*p-k)/s + 1 }
