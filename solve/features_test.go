@@ -16,9 +16,11 @@ import (
 	"github.com/optalloc/optalloc/verify"
 )
 
-// richProblem adds the features of issue 6 to a tiny random problem: alias
-// members, absent and partial gap windows, hints, elastic scratch, weights,
-// and sometimes a second pool. Invalid draws are retried.
+// richProblem adds the features of issue 6 to a tiny random problem (which
+// may have pins, buffer and pool alignment, zero sizes): alias members,
+// absent and partial gap windows, hints, elastic and latency-critical
+// scratch, weights, and sometimes a second bounded pool or three tiers with
+// per-buffer pool lists. Invalid draws are retried.
 func richProblem(rng *rand.Rand) *model.Problem {
 	for {
 		p := brute.Random(rng, 2+rng.IntN(6), brute.RandomOptions{MaxSize: 12, Align: 0.2, Pin: 0.1, PoolAlign: 0.2, ZeroSize: 0.05})
