@@ -179,6 +179,15 @@ func TestBnBOrdersFlag(t *testing.T) {
 	assert.Contains(t, stdout, `"status": "optimal"`)
 }
 
+func TestSummaryNamesTheSplit(t *testing.T) {
+	code, _, stderr := cli(t, "", "plan", "../../examples/tiny-cnn.csv", "--pool", "sram:254720", "--pool", "dram:0", "--time-limit", "5s")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, " split=exact,proven\n")
+	code, _, stderr = cli(t, "", "plan", "../../examples/tiny-cnn.csv", "--method", "greedy-size")
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stderr, "split=", "one pool: no split")
+}
+
 func TestPlanJSONReportsTheSplit(t *testing.T) {
 	for _, tc := range []struct {
 		method, want string

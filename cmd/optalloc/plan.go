@@ -33,6 +33,8 @@ fits (exit 1), status=unknown when time ran out first (exit 1).
 
 The summary line goes to stderr:
   peak=N lower_bound=N gap=P% status=S method=M time=Ds
+(with several pools it ends in split=exact[,proven] or split=heuristic; peak
+and lower_bound are then the largest pool's, for that split).
 --json prints the same (and engine statistics) as JSON on stdout.
 
 With several pools (--pool, or pools in a JSON problem) the buffers are split
@@ -219,8 +221,17 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if !quiet {
-		fmt.Fprintf(e.stderr, "peak=%d lower_bound=%d gap=%.2f%% status=%s method=%s time=%.3fs\n",
-			res.Peak, res.LowerBound, res.Gap(), res.Status, res.Method, res.Elapsed.Seconds())
+		split := ""
+		if res.Split != nil {
+			// Several pools: peak and bound are the largest pool's for
+			// the split chosen; say how it was chosen.
+			split = " split=" + res.Split.Method
+			if res.Split.Proven {
+				split += ",proven"
+			}
+		}
+		fmt.Fprintf(e.stderr, "peak=%d lower_bound=%d gap=%.2f%% status=%s method=%s time=%.3fs%s\n",
+			res.Peak, res.LowerBound, res.Gap(), res.Status, res.Method, res.Elapsed.Seconds(), split)
 	}
 	if asJSON {
 		j := planJSON{Input: args[0], Buffers: len(p.Buffers), Peak: res.Peak, LowerBound: res.LowerBound,
