@@ -53,13 +53,13 @@ func searchGaps(p *model.Problem, stackOnly bool) (int64, *model.Plan) {
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
 		root[i], delta[i] = p.Root(i, index)
-		g = gcd(gcd(gcd(g, b.Size), delta[i]), b.Alignment())
+		g = model.GCD(model.GCD(model.GCD(g, b.Size), delta[i]), b.Alignment())
 		if b.Pin != nil {
-			g = gcd(g, *b.Pin)
+			g = model.GCD(g, *b.Pin)
 		}
 		for _, gp := range b.Gaps {
 			if gp.Window {
-				g = gcd(gcd(g, gp.Lo), gp.Hi)
+				g = model.GCD(model.GCD(g, gp.Lo), gp.Hi)
 			}
 		}
 	}

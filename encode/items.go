@@ -47,19 +47,6 @@ type instance struct {
 	why   string // why the model is not exact
 }
 
-func gcd(a, b int64) int64 {
-	if a < 0 {
-		a = -a
-	}
-	if b < 0 {
-		b = -b
-	}
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
-}
-
 // unsupported is a problem the engine does not handle (not a bad input):
 // the entry points answer Unknown with it as the reason, so a race goes on.
 type unsupported string
@@ -177,15 +164,15 @@ func newInstance(p *model.Problem, roundUp int64) (*instance, error) {
 	var g int64
 	for i := range in.items {
 		it := &in.items[i]
-		g = gcd(g, it.size)
+		g = model.GCD(g, it.size)
 		if it.pin > 0 {
-			g = gcd(g, it.pin)
+			g = model.GCD(g, it.pin)
 		}
 		for _, c := range it.congs {
-			g = gcd(gcd(g, c.m), c.r)
+			g = model.GCD(model.GCD(g, c.m), c.r)
 		}
 		for _, pc := range it.pieces {
-			g = gcd(gcd(g, pc.lo), pc.hi)
+			g = model.GCD(model.GCD(g, pc.lo), pc.hi)
 		}
 	}
 	if g == 0 {

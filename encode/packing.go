@@ -130,7 +130,7 @@ func (s *sub) hasPieces() bool {
 func lcmAll(it *item) int64 {
 	l := int64(1)
 	for _, c := range it.congs {
-		l = l / gcd(l, c.m) * c.m
+		l = model.LCM(l, c.m)
 	}
 	return l
 }

@@ -2,6 +2,8 @@ package encode
 
 import (
 	"slices"
+
+	"github.com/optalloc/optalloc/model"
 )
 
 // window is a time range [t0, t1) covering the consecutive sections a..b.
@@ -69,15 +71,15 @@ func rescale(items []item) ([]item, int64) {
 	var g int64
 	for i := range items {
 		it := &items[i]
-		g = gcd(g, it.size)
+		g = model.GCD(g, it.size)
 		if it.pin > 0 {
-			g = gcd(g, it.pin)
+			g = model.GCD(g, it.pin)
 		}
 		for _, c := range it.congs {
-			g = gcd(gcd(g, c.m), c.r)
+			g = model.GCD(model.GCD(g, c.m), c.r)
 		}
 		for _, p := range it.pieces {
-			g = gcd(gcd(g, p.lo), p.hi)
+			g = model.GCD(model.GCD(g, p.lo), p.hi)
 		}
 	}
 	if g <= 1 {

@@ -181,7 +181,7 @@ func (in *instance) allowed(k int) []int {
 func (it *item) solvePhase(reqs [][2]int64) error {
 	L := int64(1)
 	for _, r := range reqs {
-		L = lcm(L, r[0])
+		L = model.LCM(L, r[0])
 		if L > 1<<40 {
 			return fmt.Errorf("the alignments of the alias group are too large (lcm > 2^40)")
 		}
@@ -215,15 +215,6 @@ func (it *item) solvePhase(reqs [][2]int64) error {
 	}
 	return fmt.Errorf("no offset meets the alignments of every member of the alias group")
 }
-
-func gcd(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
-}
-
-func lcm(a, b int64) int64 { return a / gcd(a, b) * b }
 
 func alignUp(v, a int64) int64 {
 	if r := v % a; r != 0 {

@@ -34,8 +34,7 @@ func randomProblem(r *rand.Rand, n int) *model.Problem {
 		}
 		switch x := r.IntN(12); {
 		case x == 0 && !twoPools:
-			a := lcm(b.Alignment(), 1)
-			pin := alignUp(pinTop, a)
+			pin := alignUp(pinTop, b.Alignment())
 			b.Pin = &pin
 			pinTop = pin + b.Size
 		case x == 1 && i > 0:

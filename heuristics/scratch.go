@@ -130,7 +130,7 @@ func fillPool(p *model.Problem, out *model.Plan, bufs, scratch []int, poolAlign 
 		b := &p.Buffers[i]
 		pos[i] = x
 		sp.its = append(sp.its, item{start: b.Start, end: b.End, size: out.Placements[i].Size,
-			align: lcm(b.Alignment(), poolAlign), pin: -1, root: i})
+			align: model.LCM(b.Alignment(), poolAlign), pin: -1, root: i})
 	}
 	for x, i := range bufs {
 		if len(p.Buffers[i].Gaps) == 0 || isScratch[i] {

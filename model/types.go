@@ -84,7 +84,7 @@ func (b *Buffer) Alignment() int64 {
 // MaxAlign).
 func (b *Buffer) AlignmentIn(q *Pool) int64 {
 	a, c := b.Alignment(), q.Alignment()
-	return a / gcd(a, c) * c
+	return LCM(a, c)
 }
 
 // Elastic reports whether the planner may grant more than Size bytes.
@@ -218,10 +218,20 @@ func (pl *Plan) Clone() *Plan {
 	return &Plan{Placements: append([]Placement(nil), pl.Placements...)}
 }
 
-// gcd is the greatest common divisor of two non-negative numbers.
-func gcd(a, b int64) int64 {
+// GCD is the greatest common divisor of |a| and |b| (GCD(0, 0) = 0).
+func GCD(a, b int64) int64 {
+	if a < 0 {
+		a = -a
+	}
+	if b < 0 {
+		b = -b
+	}
 	for b != 0 {
 		a, b = b, a%b
 	}
 	return a
 }
+
+// LCM is the least common multiple of two positive numbers (the caller
+// keeps it within int64: Validate bounds alignments by MaxAlign).
+func LCM(a, b int64) int64 { return a / GCD(a, b) * b }

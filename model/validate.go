@@ -101,7 +101,7 @@ func (p *Problem) Validate() error {
 			return p.errorf(i, "alignment %d is above 2^40 (1 TiB); no memory needs that", b.Align)
 		}
 		for k := range p.Pools {
-			if q := &p.Pools[k]; q.Align > 1 && b.Align > 1 && b.Align/gcd(b.Align, q.Align) > MaxAlign/q.Align {
+			if q := &p.Pools[k]; q.Align > 1 && b.Align > 1 && b.Align/GCD(b.Align, q.Align) > MaxAlign/q.Align {
 				return p.errorf(i, "alignment %d and pool %q's alignment %d have a common multiple above 2^40 (1 TiB)", b.Align, q.Name, q.Align)
 			}
 		}

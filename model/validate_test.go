@@ -219,3 +219,15 @@ func TestAliasGroups(t *testing.T) {
 	assert.Equal(t, []int{0, 0, 0, 1}, of)
 	assert.Equal(t, []int64{0, 12, 8, 0}, delta)
 }
+
+func TestGCDAndLCM(t *testing.T) {
+	for _, tc := range []struct{ a, b, gcd, lcm int64 }{
+		{12, 18, 6, 36}, {7, 1, 1, 7}, {64, 64, 64, 64}, {4, 6, 2, 12},
+	} {
+		assert.Equal(t, tc.gcd, GCD(tc.a, tc.b), "GCD(%d, %d)", tc.a, tc.b)
+		assert.Equal(t, tc.lcm, LCM(tc.a, tc.b), "LCM(%d, %d)", tc.a, tc.b)
+	}
+	assert.Equal(t, int64(0), GCD(0, 0))
+	assert.Equal(t, int64(5), GCD(0, 5), "a GCD fold starts from 0")
+	assert.Equal(t, int64(3), GCD(-9, 6), "deltas may be negative")
+}

@@ -127,7 +127,7 @@ type alignItem struct {
 // above. Every padding value is tried as τ (O(m log m) per level).
 //
 // The levels A are the effective alignments of the section's aligned items
-// and the GCDs of pairs of them (the level gcd(4, 6) = 2 sees items of
+// and the GCDs of pairs of them (the level model.GCD(4, 6) = 2 sees items of
 // alignments 4 and 6 together); the bound of the section is the largest.
 //
 // # Gaps and aliases
@@ -333,7 +333,7 @@ func levelsOf(aligns []int64) []int64 {
 	out := append([]int64(nil), aligns...)
 	for i := 0; i < len(aligns) && len(out) < maxLevels; i++ {
 		for j := i + 1; j < len(aligns) && len(out) < maxLevels; j++ {
-			if g := gcd(aligns[i], aligns[j]); g > 1 && !slices.Contains(out, g) {
+			if g := model.GCD(aligns[i], aligns[j]); g > 1 && !slices.Contains(out, g) {
 				out = append(out, g)
 			}
 		}
@@ -377,11 +377,4 @@ func satAdd(a, b int64) int64 {
 		return math.MaxInt64 / 2
 	}
 	return a + b
-}
-
-func gcd(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
 }

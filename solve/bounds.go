@@ -134,35 +134,29 @@ func climbBound(ctx context.Context, p *model.Problem, opt Options, mu *sync.Mut
 // gap window bounds: the peak of every pushed-down plan is a multiple of it.
 func gridOf(p *model.Problem) int64 {
 	var g int64
-	gcd := func(a, b int64) int64 {
-		for b != 0 {
-			a, b = b, a%b
-		}
-		return a
-	}
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
-		g = gcd(g, b.Size)
+		g = model.GCD(g, b.Size)
 		if b.Align > 1 {
-			g = gcd(g, b.Align)
+			g = model.GCD(g, b.Align)
 		}
 		if b.Pin != nil {
-			g = gcd(g, *b.Pin)
+			g = model.GCD(g, *b.Pin)
 		}
 		if b.Alias != nil {
-			g = gcd(g, b.Alias.Delta)
+			g = model.GCD(g, b.Alias.Delta)
 		}
 		for _, w := range b.Gaps {
 			// A window's piece [offset+Lo, offset+Hi) is what a pushed-down
 			// buffer rests on or is pushed onto.
 			if w.Window {
-				g = gcd(gcd(g, w.Lo), w.Hi)
+				g = model.GCD(model.GCD(g, w.Lo), w.Hi)
 			}
 		}
 	}
 	for _, q := range p.PoolList() {
 		if q.Align > 1 {
-			g = gcd(g, q.Align)
+			g = model.GCD(g, q.Align)
 		}
 	}
 	return max(g, 1)

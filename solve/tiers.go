@@ -53,7 +53,7 @@ func groupsOf(p *model.Problem) []*group {
 		g.members = append([]int{gr.Root}, gr.Members...)
 		for _, i := range g.members {
 			b := &p.Buffers[i]
-			g.deltas = gcd(g.deltas, delta[i])
+			g.deltas = model.GCD(g.deltas, delta[i])
 			g.critical = g.critical || (b.LatencyCritical && b.Kind == model.Scratch)
 			g.pinned = g.pinned || b.Pin != nil
 			if b.Weight > 0 {

@@ -54,7 +54,7 @@ func fold(p *model.Problem) (*folded, error) {
 			if d := delta[i]; d%a != 0 {
 				return nil, fmt.Errorf("%s: buffer %q: alias delta %d is not a multiple of its alignment %d (not supported by the exact engine)", p.Where(i), m.ID, d, a)
 			}
-			it.align = lcm(it.align, a)
+			it.align = model.LCM(it.align, a)
 		}
 		if it.pin >= 0 && it.pin%it.align != 0 {
 			return nil, fmt.Errorf("%s: buffer %q: pin %d of alias root breaks the alignment %d of its alias members", p.Where(r), b.ID, it.pin, it.align)
@@ -63,12 +63,12 @@ func fold(p *model.Problem) (*folded, error) {
 	}
 	var g int64
 	for _, it := range f.items {
-		g = gcd(g, it.size)
+		g = model.GCD(g, it.size)
 		if it.align > 1 {
-			g = gcd(g, it.align)
+			g = model.GCD(g, it.align)
 		}
 		if it.pin > 0 {
-			g = gcd(g, it.pin)
+			g = model.GCD(g, it.pin)
 		}
 	}
 	if g == 0 {
@@ -216,15 +216,6 @@ func (f *folded) build(idx []int) *comp {
 	}
 	return c
 }
-
-func gcd(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
-}
-
-func lcm(a, b int64) int64 { return a / gcd(a, b) * b }
 
 func alignUp(v, a int64) int64 {
 	if a > 1 {
