@@ -92,7 +92,7 @@ const (
 	pruneCanonical        // a pinned item can no longer come in canonical order
 	pruneMemo             // a remembered failed state
 	pruneCapacity         // a placement leaves an item above capacity or past its pin
-	pruneFloor            // the last placement's offset + a section's unplaced total above capacity
+	pruneFloor            // section bounds: a section's k-th lowest possible offset + its unplaced total from there above capacity
 	pruneSplit            // a group of an independent split failed
 	numPrune
 )

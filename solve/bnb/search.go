@@ -32,8 +32,8 @@ type searcher struct {
 	floor    []int64  // per section: top of the placed items
 	unpl     []int64  // per section: total size of the unplaced items
 	secSize  []int64  // scratch: per section, size of the items painted so far
-	painted  []uint8  // scratch: how many items have painted a section (0..2)
-	skip     []int32  // scratch: next section not painted twice (union-find)
+	painted  []uint8  // scratch: how many items have painted a section (0..paintLevels)
+	skip     []int32  // scratch: next section painted fewer than paintLevels times (union-find)
 	bucket   []int32  // scratch: first item of each offset (counting sort)
 	bmask    []uint64 // scratch: bit e set when bucket[e] is not empty
 	chain    []int32  // scratch: next item in the same bucket
