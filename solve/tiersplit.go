@@ -146,8 +146,9 @@ func (s *solver) exactSplit(ctx context.Context, pool model.Pool, fixed, cand, i
 		// What this branch can still keep: the remaining candidates that
 		// fit beside its choice by max-live.
 		ub := kept
+		base := members(mask)
 		for j := k; j < n; j++ {
-			if maxLiveWithin(append(members(mask), cs[j]), pool.Capacity) {
+			if maxLiveWithin(append(base[:len(base):len(base)], cs[j]), pool.Capacity) {
 				ub = ub.add(cs[j].value())
 			}
 		}
