@@ -81,7 +81,7 @@ func FillScratch(p *model.Problem, pl *model.Plan, opt ScratchOptions) (*model.P
 		for k, i := range scratch {
 			keep[k] = out.Placements[i]
 		}
-		fillPool(p, out, bufs, scratch, pools[q].Alignment(), opt)
+		fillPool(p, out, bufs, scratch, &pools[q], opt)
 		// A buffer that fit no gap went on top (rule 3); in a bounded pool
 		// that may cross the capacity: then the pool keeps its input plan.
 		if c := pools[q].Capacity; c > 0 {
@@ -119,7 +119,7 @@ type scratchPool struct {
 	spans []span
 }
 
-func fillPool(p *model.Problem, out *model.Plan, bufs, scratch []int, poolAlign int64, opt ScratchOptions) {
+func fillPool(p *model.Problem, out *model.Plan, bufs, scratch []int, pool *model.Pool, opt ScratchOptions) {
 	sp := &scratchPool{p: p, out: out, bufs: bufs}
 	pos := make(map[int]int, len(bufs))
 	isScratch := make(map[int]bool, len(scratch))
@@ -130,7 +130,7 @@ func fillPool(p *model.Problem, out *model.Plan, bufs, scratch []int, poolAlign 
 		b := &p.Buffers[i]
 		pos[i] = x
 		sp.its = append(sp.its, item{start: b.Start, end: b.End, size: out.Placements[i].Size,
-			align: model.LCM(b.Alignment(), poolAlign), pin: -1, root: i})
+			align: b.AlignmentIn(pool), pin: -1, root: i})
 	}
 	for x, i := range bufs {
 		if len(p.Buffers[i].Gaps) == 0 || isScratch[i] {
