@@ -84,12 +84,8 @@ func unionLoad(rs []rect) []rect {
 		ms[k] = model.Rect{Start: r.start, End: r.end, Lo: r.lo, Hi: r.hi}
 	}
 	var out []rect
-	for _, u := range model.UnionRects(ms) {
-		if n := len(out); n > 0 && out[n-1].start == u.Start {
-			out[n-1].hi += u.Hi - u.Lo
-		} else if u.Hi > u.Lo {
-			out = append(out, rect{u.Start, u.End, 0, u.Hi - u.Lo})
-		}
+	for _, u := range model.UnionLoad(ms) {
+		out = append(out, rect{u.Start, u.End, 0, u.Hi})
 	}
 	return out
 }

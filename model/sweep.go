@@ -111,11 +111,22 @@ func (p *Problem) groupPieces(root int, members []int, index map[string]int) []P
 		rects = p.Buffers[m].Rects(d, rects)
 	}
 	var out []Piece
-	for _, r := range UnionRects(rects) {
-		if n := len(out); n > 0 && out[n-1].Start == r.Start {
-			out[n-1].Bytes += r.Hi - r.Lo
-		} else if r.Hi > r.Lo {
-			out = append(out, Piece{Start: r.Start, End: r.End, Bytes: r.Hi - r.Lo, Buffer: root})
+	for _, r := range UnionLoad(rects) {
+		out = append(out, Piece{Start: r.Start, End: r.End, Bytes: r.Hi, Buffer: root})
+	}
+	return out
+}
+
+// UnionLoad returns, for every elementary interval of the rectangles where
+// their union is not empty, the number of bytes it covers, as
+// Rect{Start, End, 0, bytes}, in time order.
+func UnionLoad(rs []Rect) []Rect {
+	var out []Rect
+	for _, u := range UnionRects(rs) {
+		if n := len(out); n > 0 && out[n-1].Start == u.Start {
+			out[n-1].Hi += u.Hi - u.Lo
+		} else if u.Hi > u.Lo {
+			out = append(out, Rect{Start: u.Start, End: u.End, Hi: u.Hi - u.Lo})
 		}
 	}
 	return out

@@ -275,3 +275,10 @@ func TestUnionRects(t *testing.T) {
 		})
 	}
 }
+
+func TestUnionLoad(t *testing.T) {
+	// Two apart ranges in one interval add up; a member inside its root
+	// adds nothing; a quiet interval has no entry.
+	in := []Rect{{0, 2, 0, 2}, {0, 2, 5, 6}, {2, 4, 0, 8}, {3, 4, 2, 6}, {5, 6, 0, 1}}
+	assert.Equal(t, []Rect{{0, 2, 0, 3}, {2, 3, 0, 8}, {3, 4, 0, 8}, {5, 6, 0, 1}}, UnionLoad(in))
+}
