@@ -175,7 +175,7 @@ func groupPieces(p *model.Problem, r int, members []int, deltas []int64, index m
 	for a := range members {
 		for b := a + 1; b < len(members); b++ {
 			x, y := members[a], members[b]
-			if ancestor(p, x, y, index) || ancestor(p, y, x, index) {
+			if p.IsAncestor(x, y, index) || p.IsAncestor(y, x, index) {
 				continue
 			}
 			for _, u := range per[a] {
@@ -189,17 +189,6 @@ func groupPieces(p *model.Problem, r int, members []int, deltas []int64, index m
 		}
 	}
 	return unionPieces(rects), ""
-}
-
-// ancestor reports whether buffer anc is on x's alias chain.
-func ancestor(p *model.Problem, anc, x int, index map[string]int) bool {
-	for p.Buffers[x].Alias != nil {
-		x = index[p.Buffers[x].Alias.Parent]
-		if x == anc {
-			return true
-		}
-	}
-	return false
 }
 
 // part is one piece of item i live in a section: bytes [lo, hi) above o_i.

@@ -261,7 +261,7 @@ func (p *Problem) validateAliasOverlaps(index map[string]int) error {
 				y := &p.Buffers[ms[b].i]
 				if x.Size == 0 || y.Size == 0 || len(x.Gaps) > 0 || len(y.Gaps) > 0 ||
 					x.End <= y.Start || y.End <= x.Start ||
-					p.isAncestor(ms[a].i, ms[b].i, index) || p.isAncestor(ms[b].i, ms[a].i, index) {
+					p.IsAncestor(ms[a].i, ms[b].i, index) || p.IsAncestor(ms[b].i, ms[a].i, index) {
 					continue
 				}
 				i, j := ms[a].i, ms[b].i
@@ -276,8 +276,9 @@ func (p *Problem) validateAliasOverlaps(index map[string]int) error {
 	return nil
 }
 
-// isAncestor reports whether buffer anc is on the alias chain above x.
-func (p *Problem) isAncestor(anc, x int, index map[string]int) bool {
+// IsAncestor reports whether buffer anc is on the alias chain above x (the
+// problem must be valid; index maps ids to positions, see Index).
+func (p *Problem) IsAncestor(anc, x int, index map[string]int) bool {
 	for p.Buffers[x].Alias != nil {
 		x = index[p.Buffers[x].Alias.Parent]
 		if x == anc {
