@@ -72,7 +72,7 @@ func planFlags(fs *pflag.FlagSet) {
 	for _, f := range pruneFlags {
 		fs.Bool(f.name, false, f.usage)
 	}
-	fs.StringSlice("bnb-orders", nil, "B&B: static orders of the portfolio, comma-separated (keys T W A Z L R, descending; suffix -rank; \"random\"); default "+strings.Join(bnb.DefaultOrders(), ","))
+	fs.StringSlice("bnb-orders", nil, "B&B: static orders of the portfolio, comma-separated (keys T W A Z L R N, descending; suffix -rank; \"random\"); default "+strings.Join(bnb.DefaultOrders(), ","))
 	fs.Lookup("method").Usage += "; planners: " + strings.Join(heuristics.Names(), ", ")
 }
 
@@ -90,6 +90,7 @@ var pruneFlags = []struct {
 	{"no-components", "B&B: do not split into independent time components", func(o *solve.Options) { o.BnB.NoComponents = true }},
 	{"no-memo", "B&B: do not remember failed states", func(o *solve.Options) { o.BnB.NoMemo = true }},
 	{"no-cover", "SAT: no cover clauses for full sections", func(o *solve.Options) { o.SAT.NoCover = true }},
+	{"no-align-stacks", "B&B: section inference counts aligned buffers at their size, not rounded up to the alignment", func(o *solve.Options) { o.BnB.NoAlignStacks = true }},
 	{"no-split", "B&B: do not solve time-disjoint groups of unplaced buffers independently", func(o *solve.Options) { o.BnB.NoSplit = true }},
 	{"no-probe", "B&B: decide only at the capacity, without the ladder of tighter probes", func(o *solve.Options) { o.BnB.NoProbe = true }},
 	{"no-symmetry", "no symmetry breaking (B&B: identical buffers in a fixed order; SAT: reflection and identical buffers)", func(o *solve.Options) {

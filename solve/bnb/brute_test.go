@@ -25,10 +25,11 @@ var flagSets = []struct {
 	{"no-components", Options{NoComponents: true}},
 	{"no-memo", Options{NoMemo: true}},
 	{"no-split", Options{NoSplit: true}},
+	{"no-align-stacks", Options{NoAlignStacks: true}},
 	{"no-probe", Options{NoProbe: true}},
 	{"no-symmetry", Options{NoSymmetry: true}},
 	{"orders", Options{Orders: []string{"RZ", "TLR-rank", "random"}}},
-	{"none", Options{NoSectionInference: true, NoDominance: true, NoUnplacedShortcut: true, NoComponents: true, NoMemo: true, NoSplit: true, NoProbe: true, NoSymmetry: true}},
+	{"none", Options{NoSectionInference: true, NoDominance: true, NoUnplacedShortcut: true, NoComponents: true, NoMemo: true, NoSplit: true, NoProbe: true, NoSymmetry: true, NoAlignStacks: true}},
 }
 
 // TestMinimiseMatchesBrute compares Minimise (from no incumbent) with the
@@ -102,6 +103,53 @@ func TestPerfectPackings(t *testing.T) {
 }
 
 var _ = model.NewPlan
+
+// TestAlignStacksMatchBrute checks the aligned-stack inference on instances
+// where most buffers share an alignment unit (4, some 8, sizes not
+// multiples of it, a few pins on the grid): Minimise must reach the
+// brute-force optimum and Decide must refute optimum−1, with the inference
+// on and off.
+func TestAlignStacksMatchBrute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	ctx := context.Background()
+	for k := 0; k < 3000; k++ {
+		p := brute.Random(rng, 2+rng.IntN(7), brute.RandomOptions{MaxSize: 2 + rng.Int64N(11)})
+		stacked := 0
+		for i := range p.Buffers {
+			b := &p.Buffers[i]
+			switch r := rng.IntN(10); {
+			case r < 5:
+				b.Align = 4
+			case r < 7:
+				b.Align = 8
+			}
+			if b.Align > 1 && rng.IntN(8) == 0 {
+				v := b.Align * rng.Int64N(4)
+				b.Pin = &v
+			}
+			if b.Align > 1 && b.Size%4 != 0 {
+				stacked++
+			}
+		}
+		want, _ := brute.Optimum(p)
+		opt := Options{Threads: 1 + k%2, NoAlignStacks: k%5 == 0}
+		pl, lb, _, err := Minimise(ctx, p, nil, 0, opt, nil)
+		require.NoError(t, err)
+		if want < 0 {
+			require.Nil(t, pl, "instance %d: brute says infeasible: %+v", k, p.Buffers)
+			continue
+		}
+		require.NotNil(t, pl, "instance %d: %+v", k, p.Buffers)
+		require.Empty(t, verify.Check(p, pl))
+		require.Equal(t, want, pl.Peak(p), "instance %d (%d stacked): %+v", k, stacked, p.Buffers)
+		require.Equal(t, want, lb)
+		if want > 1 {
+			_, status, _, err := Decide(ctx, p, want-1, opt)
+			require.NoError(t, err)
+			require.Equal(t, Infeasible, status, "instance %d: %+v", k, p.Buffers)
+		}
+	}
+}
 
 // TestTwinsMatchBrute checks the symmetry breaking of identical items:
 // instances built from two or three templates (so most items have twins)

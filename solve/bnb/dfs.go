@@ -134,16 +134,17 @@ func (s *searcher) hide(items []int32, h bool) {
 	c := s.c
 	for _, i := range items {
 		s.hidden[i] = h
-		sz := c.size[i]
+		sz, rs := c.size[i], s.rsize[i]
 		if h {
 			s.active--
-			sz = -sz
+			sz, rs = -sz, -rs
 		} else {
 			s.active++
 		}
 		s.hash ^= zobrist(i, s.minOff[i])
 		for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
 			s.unpl[sec] += sz
+			s.unplR[sec] += rs
 		}
 	}
 }
@@ -426,6 +427,9 @@ func (s *searcher) sectionBounds(gmin int64) bool {
 		return r
 	}
 	clear(s.secSize)
+	if s.stacks {
+		clear(s.secSizeR)
+	}
 	for _, j := range s.byE {
 		e, sz, hi := s.effOf[j], c.size[j], c.secHi[j]
 		for sec := find(c.secLo[j]); sec < hi; sec = find(sec + 1) {
@@ -433,6 +437,13 @@ func (s *searcher) sectionBounds(gmin int64) bool {
 			// lies at or above e.
 			if e+s.unpl[sec]-s.secSize[sec] > s.capacity {
 				return false
+			}
+			if s.stacks {
+				// So do its aligned items, stacked with their waste.
+				if c.stackTop(e, s.unplR[sec]-s.secSizeR[sec]) > s.capacity {
+					return false
+				}
+				s.secSizeR[sec] += s.rsize[j]
 			}
 			s.secSize[sec] += sz
 			if s.painted[sec]++; s.painted[sec] == paintLevels {

@@ -105,6 +105,16 @@ type comp struct {
 	maxPin  int64   // largest pin+size (a lower bound on the peak)
 	minConf []int64 // smallest size among the items each item conflicts with
 	olen    []int64 // lifetime in original time units
+
+	// Aligned stacks: with unit the GCD of the alignments above 1 (0 when
+	// no item has one), an aligned item i is followed by the next aligned
+	// item of its section no lower than its offset + rsize[i] (its size
+	// rounded up to unit), so the aligned items of a section need their
+	// rounded sizes but the topmost's waste (at most maxWaste).
+	unit     int64
+	rsize    []int64 // size rounded up to unit for aligned items, 0 otherwise
+	secLoadR []int64 // per section: total rsize
+	maxWaste int64   // largest rsize − size
 }
 
 // components splits the positive-size items into independent components
@@ -193,6 +203,7 @@ func (f *folded) build(idx []int) *comp {
 	for _, l := range c.secLoad {
 		c.maxLive = max(c.maxLive, l)
 	}
+	c.alignedStacks()
 	// Conflicts: sweep by start rank.
 	order := make([]int32, n)
 	for i := range order {
@@ -215,6 +226,39 @@ func (f *folded) build(idx []int) *comp {
 		}
 	}
 	return c
+}
+
+// alignedStacks fills unit, rsize, secLoadR and maxWaste.
+func (c *comp) alignedStacks() {
+	c.rsize = make([]int64, c.n)
+	c.secLoadR = make([]int64, c.nsec)
+	for _, a := range c.align {
+		if a > 1 {
+			c.unit = model.GCD(c.unit, a)
+		}
+	}
+	if c.unit <= 1 {
+		c.unit = 0
+		return
+	}
+	for i, a := range c.align {
+		if a > 1 {
+			c.rsize[i] = alignUp(c.size[i], c.unit)
+			c.maxWaste = max(c.maxWaste, c.rsize[i]-c.size[i])
+			for s := c.secLo[i]; s < c.secHi[i]; s++ {
+				c.secLoadR[s] += c.rsize[i]
+			}
+		}
+	}
+}
+
+// stackTop is the lowest top of aligned items of total rounded size r
+// stacked at or above e (0 when r is 0).
+func (c *comp) stackTop(e, r int64) int64 {
+	if r == 0 {
+		return 0
+	}
+	return alignUp(e, c.unit) + r - c.maxWaste
 }
 
 func alignUp(v, a int64) int64 {

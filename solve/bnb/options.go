@@ -16,6 +16,7 @@ type Options struct {
 	NoMemo             bool // do not remember failed states (hash-free proofs)
 	NoSplit            bool // do not solve time-disjoint groups of unplaced items independently
 	NoSymmetry         bool // identical items (same lifetime, size, alignment, unpinned) in any order
+	NoAlignStacks      bool // section inference counts aligned items at their size, not rounded up to the alignment
 	// NoProbe makes Decide search only at the given capacity, without
 	// alternating with probes at the (tighter) lower bound.
 	NoProbe bool
@@ -59,7 +60,7 @@ func (o *Options) orders() []string {
 func (o *Options) flags() flags {
 	return flags{sections: !o.NoSectionInference, dominance: !o.NoDominance,
 		shortcut: !o.NoUnplacedShortcut, memo: !o.NoMemo, split: !o.NoSplit, byOffset: !o.RankFirst,
-		symmetry: !o.NoSymmetry}
+		symmetry: !o.NoSymmetry, alignStacks: !o.NoAlignStacks}
 }
 
 // Status is the outcome of a decision.

@@ -22,13 +22,14 @@ import (
 //	Z  its size
 //	L  its lifetime in event slots (distinct start/end times it spans)
 //	R  size × L
+//	N  its alignment (aligned items first)
 //
 // Remaining ties go to the earlier start, then the lower item index.
 // "random" perturbs "TWA" with the seed (a fresh perturbation every
 // portfolio round). A name with the suffix "-rank" (say "TWA-rank") uses
 // the same order but tries the candidates of a node by rank alone
 // (Options.RankFirst).
-const orderKeys = "TWAZLR"
+const orderKeys = "TWAZLRN"
 
 // orderNames is the default portfolio, in priority order: the workers take
 // them round-robin, so the first ones get the first turns. Chosen from
@@ -113,6 +114,8 @@ func staticOrder(c *comp, kind string, seed uint64) []int32 {
 			return c.size[i]
 		case 'L':
 			return int64(c.end[i] - c.start[i])
+		case 'N':
+			return c.align[i]
 		default: // 'R'
 			return c.size[i] * int64(c.end[i]-c.start[i])
 		}

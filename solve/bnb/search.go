@@ -8,7 +8,7 @@ import (
 
 // flags are the pruning switches of one search, taken from Options.
 type flags struct {
-	sections, dominance, shortcut, memo, split, byOffset, symmetry bool
+	sections, dominance, shortcut, memo, split, byOffset, symmetry, alignStacks bool
 }
 
 // searcher runs the canonical depth-first search on one component with one
@@ -31,6 +31,10 @@ type searcher struct {
 	free     int      // unplaced items with deg 0 (hidden or not): forceFree has work
 	floor    []int64  // per section: top of the placed items
 	unpl     []int64  // per section: total size of the unplaced items
+	unplR    []int64  // per section: total rounded size of the unplaced aligned items (comp.rsize)
+	rsize    []int64  // comp.rsize, or zeros when aligned stacks are off (Options.NoAlignStacks)
+	stacks   bool     // aligned stacks are on and the component has aligned items
+	secSizeR []int64  // scratch: per section, rounded size of the aligned items painted so far
 	secSize  []int64  // scratch: per section, size of the items painted so far
 	painted  []uint8  // scratch: how many items have painted a section (0..paintLevels)
 	skip     []int32  // scratch: next section painted fewer than paintLevels times (union-find)
@@ -98,7 +102,7 @@ func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 	n := c.n
 	s := &searcher{c: c, fl: fl, rank: make([]int32, n), byRank: order,
 		minOff: make([]int64, n), off: make([]int64, n), placed: make([]bool, n), deg: make([]int32, n),
-		floor: make([]int64, c.nsec), unpl: make([]int64, c.nsec),
+		floor: make([]int64, c.nsec), unpl: make([]int64, c.nsec), unplR: make([]int64, c.nsec), secSizeR: make([]int64, c.nsec),
 		secSize: make([]int64, c.nsec),
 		painted: make([]uint8, c.nsec), skip: make([]int32, c.nsec+1), chain: make([]int32, n), effOf: make([]int64, n), byE: make([]int32, 0, n),
 		next: make([]int32, n+1), prev: make([]int32, n+1), cands: make([][]cand, n+1),
@@ -108,6 +112,11 @@ func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 		s.rank[it] = int32(r)
 	}
 	s.twin = twins(c, order, fl.symmetry)
+	s.stacks = fl.alignStacks && c.unit > 0
+	s.rsize = c.rsize
+	if !s.stacks {
+		s.rsize = make([]int64, n)
+	}
 	for i := range s.byStart {
 		s.byStart[i] = int32(i)
 	}
@@ -142,6 +151,9 @@ func (s *searcher) reset(capacity int64) {
 	s.unwind = -1
 	s.splits = 0
 	copy(s.unpl, c.secLoad)
+	if s.stacks {
+		copy(s.unplR, c.secLoadR)
+	}
 	clear(s.floor)
 	// List over ranks: rank r links to r+1; sentinel n.
 	for r := 0; r <= n; r++ {
@@ -198,7 +210,8 @@ func (s *searcher) place(i int32, o int64) bool {
 			s.floor[sec] = top
 		}
 		s.unpl[sec] -= c.size[i]
-		if s.fl.sections && s.floor[sec]+s.unpl[sec] > s.capacity && ok {
+		s.unplR[sec] -= s.rsize[i]
+		if s.fl.sections && ok && (s.floor[sec]+s.unpl[sec] > s.capacity || c.stackTop(s.floor[sec], s.unplR[sec]) > s.capacity) {
 			ok = false
 			s.st.prunes[pruneSection]++
 		}
@@ -246,6 +259,7 @@ func (s *searcher) unplaceLast() {
 	s.trail = s.trail[:mark]
 	for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
 		s.unpl[sec] += c.size[i]
+		s.unplR[sec] += s.rsize[i]
 	}
 	for _, u := range c.conf[i] {
 		if !s.placed[u] {
