@@ -36,6 +36,9 @@ type Options struct {
 	Progress func(Progress)
 	// NoBnB and NoSAT leave an engine out of the auto/exact race.
 	NoBnB, NoSAT bool
+	// NoCoarse skips the coarse restrictions (plain buffers aligned to a
+	// coarser grid when others have large alignments; see coarse.go).
+	NoCoarse bool
 	// BnB and SAT configure the exact engines (pruning switches, budgets);
 	// Threads and Seed above override theirs.
 	BnB bnb.Options
@@ -125,6 +128,8 @@ type solver struct {
 	quick bool
 	// boundName names the starting lower bound (max-live or alignment).
 	boundName string
+	// restricted marks the solve of a coarse restriction (no nested ones).
+	restricted bool
 }
 
 // heuristicShare: with methods auto and exact, the heuristic portfolio gets
@@ -153,6 +158,9 @@ func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 	s.res.LowerBound, s.boundName = s.startBound()
 	s.res.Stats.phase("bounds", t)
 	if err := s.runHeuristics(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.runCoarse(ctx); err != nil {
 		return nil, err
 	}
 	if err := s.runExact(ctx); err != nil {
