@@ -110,16 +110,19 @@ type coarseRun struct {
 }
 
 // runCoarse solves the restrictions of coarseLevels (methods auto and
-// exact, single pool, more than one thread) and offers their plans, until
-// one reaches the lower bound.
+// exact, minimising a single pool, more than one thread) and offers their
+// plans, until one reaches the lower bound.
 func (s *solver) runCoarse(ctx context.Context) error {
 	if s.opt.NoCoarse || s.restricted || s.opt.Threads == 1 || (s.opt.Method != "auto" && s.opt.Method != "exact") || ctx.Err() != nil {
 		// One thread promises a result independent of timing; the
 		// restrictions are cut by their share of the time.
 		return nil
 	}
-	if s.res.Plan != nil && (s.res.Peak <= s.res.LowerBound || s.p.PoolList()[0].Capacity > 0) {
-		return nil // optimal already, or the decision is answered
+	if s.p.PoolList()[0].Capacity > 0 || (s.res.Plan != nil && s.res.Peak <= s.res.LowerBound) {
+		// A decision goes straight to the exact race (a refutation must
+		// not wait for restrictions that can only find plans); a plan at
+		// the bound is optimal already.
+		return nil
 	}
 	levels := coarseLevels(s.p)
 	if len(levels) == 0 {
