@@ -33,18 +33,7 @@ const coarseDefault = 5 * time.Second
 // alignment, when some plain buffer (see plainBuffer) is off that grid.
 func coarseLevels(p *model.Problem) []int64 {
 	pool := &p.PoolList()[0]
-	var g, amax int64
-	for i := range p.Buffers {
-		b := &p.Buffers[i]
-		a := b.AlignmentIn(pool)
-		amax = max(amax, a)
-		if b.Size > 0 {
-			g = model.GCD(g, b.Size)
-		}
-		if a > 1 {
-			g = model.GCD(g, a)
-		}
-	}
+	g, amax := alignGrid(p)
 	if g == 0 {
 		return nil
 	}
@@ -63,6 +52,67 @@ func coarseLevels(p *model.Problem) []int64 {
 		}
 	}
 	return levels
+}
+
+// alignGrid returns the GCD g of sizes and alignments (0 when every size is
+// 0) and the largest alignment.
+func alignGrid(p *model.Problem) (g, amax int64) {
+	pool := &p.PoolList()[0]
+	for i := range p.Buffers {
+		b := &p.Buffers[i]
+		a := b.AlignmentIn(pool)
+		amax = max(amax, a)
+		if b.Size > 0 {
+			g = model.GCD(g, b.Size)
+		}
+		if a > 1 {
+			g = model.GCD(g, a)
+		}
+	}
+	return g, amax
+}
+
+// alignedFirst is the other restriction: the plain buffers whose alignment
+// is at least 8g are solved alone (with half of ctx's time), and p is
+// returned with them pinned where that plan puts them (nil when it found
+// none). Alone they often pack at their own bound, and the small buffers
+// then fill around them: MiniMalloc C with alignment 65536 on its buffers
+// of at least 64 KiB, 1 327 104 → 1 241 088.
+func (s *solver) alignedFirst(ctx context.Context) (*model.Problem, error) {
+	p := s.p
+	pool := &p.PoolList()[0]
+	g, _ := alignGrid(p)
+	roots := aliasRoots(p)
+	sub := &model.Problem{Name: p.Name, Pools: append([]model.Pool(nil), p.Pools...)}
+	var idx []int
+	for i := range p.Buffers {
+		if plainBuffer(p, roots, i) && p.Buffers[i].AlignmentIn(pool) >= 8*g {
+			idx = append(idx, i)
+			sub.Buffers = append(sub.Buffers, p.Buffers[i])
+		}
+	}
+	if len(idx) == 0 || len(idx) == len(p.Buffers) {
+		return nil, nil
+	}
+	half := coarseDefault
+	if dl, ok := ctx.Deadline(); ok {
+		half = time.Until(dl) / 2
+	}
+	c := s.child(sub)
+	c.restricted = true
+	cctx, cancel := context.WithTimeout(ctx, half)
+	defer cancel()
+	r, err := c.solveSingle(cctx)
+	if err != nil || r.Plan == nil {
+		return nil, err
+	}
+	q := *p
+	q.Buffers = append([]model.Buffer(nil), p.Buffers...)
+	for k, i := range idx {
+		off := r.Plan.Placements[k].Offset
+		q.Buffers[i].Pin = &off
+	}
+	return &q, nil
 }
 
 // plainBuffer reports whether buffer i may be restricted: positive size, no
@@ -102,7 +152,7 @@ func restrict(p *model.Problem, a int64) *model.Problem {
 
 // coarseRun is one restriction tried, for the statistics.
 type coarseRun struct {
-	Grid    int64   `json:"grid"`
+	Grid    int64   `json:"grid,omitempty"` // 0: the aligned-first restriction
 	Status  Status  `json:"status"`
 	Peak    int64   `json:"peak,omitempty"`
 	Method  string  `json:"method,omitempty"`
@@ -130,6 +180,7 @@ func (s *solver) runCoarse(ctx context.Context) error {
 	}
 	t := time.Now()
 	defer s.res.Stats.phase("coarse", t)
+	levels = append(levels, 0) // 0: aligned first
 	per := coarseDefault
 	if dl, ok := ctx.Deadline(); ok {
 		per = time.Until(dl) / coarseShare / time.Duration(len(levels))
@@ -142,14 +193,29 @@ func (s *solver) runCoarse(ctx context.Context) error {
 		s.res.Stats.Engines["coarse"] = runs
 	}()
 	for _, a := range levels {
-		c := s.child(restrict(s.p, a))
-		c.restricted = true
 		cctx, cancel := context.WithTimeout(ctx, per)
 		t1 := time.Now()
+		name := fmt.Sprintf("restriction to grid %d", a)
+		var q *model.Problem
+		if a > 0 {
+			q = restrict(s.p, a)
+		} else {
+			name = "aligned-first restriction"
+			var err error
+			if q, err = s.alignedFirst(cctx); err != nil || q == nil {
+				cancel()
+				if err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				continue
+			}
+		}
+		c := s.child(q)
+		c.restricted = true
 		r, err := c.solveSingle(cctx)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("restriction to grid %d: %w", a, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		runs = append(runs, coarseRun{Grid: a, Status: r.Status, Peak: r.Peak, Method: r.Method, Seconds: time.Since(t1).Seconds()})
 		if r.Plan != nil {

@@ -66,10 +66,11 @@ func TestRestrictKeepsTiedBuffers(t *testing.T) {
 // TestCoarseMatchesBrute: tiny problems where some buffers have a large
 // alignment, so that restrictions are tried: every plan verifies, no plan
 // beats the brute-force optimum, and an "optimal" claim equals it; the plan
-// of every restriction verifies against the original problem.
+// of every restriction (grids and aligned first) verifies against the
+// original problem.
 func TestCoarseMatchesBrute(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 73))
-	tried, won, restricted := 0, 0, 0
+	tried, won, restricted, first := 0, 0, 0, 0
 	for k := 0; k < 300; k++ {
 		p := brute.Random(rng, 3+rng.IntN(4), brute.RandomOptions{MaxSize: 6})
 		p.Buffers[0].Align = 16
@@ -101,7 +102,20 @@ func TestCoarseMatchesBrute(t *testing.T) {
 			require.GreaterOrEqual(t, rq.Peak, want)
 			restricted++
 		}
+		s := &solver{p: p, opt: Options{Method: "auto", Threads: 1}, start: time.Now()}
+		q, err := s.alignedFirst(context.Background())
+		require.NoError(t, err)
+		if q != nil {
+			rq, err := Solve(context.Background(), q, Options{Method: "greedy-size", Threads: 1})
+			require.NoError(t, err)
+			if rq.Plan != nil { // the pins may leave no room under a bounded pool
+				require.Empty(t, verify.Check(p, rq.Plan), "instance %d aligned first", k)
+				require.GreaterOrEqual(t, rq.Peak, want)
+				first++
+			}
+		}
 	}
+	require.Greater(t, first, 100)
 	require.Greater(t, restricted, 200)
 	t.Logf("restrictions tried on %d instances, gave the best plan on %d", tried, won)
 	require.Greater(t, tried, 0)
