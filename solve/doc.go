@@ -3,6 +3,12 @@
 // engines while time remains, verify the result, and report the plan with
 // its peak, lower bound, gap and proof status.
 //
+// When some buffers have large alignments, the minimisation first solves
+// restrictions of the problem (coarse.go: the plain buffers aligned to a
+// coarser grid, or the largely aligned buffers pinned where they pack
+// alone): their plans are plans of the problem, found in a smaller search,
+// and one that reaches the lower bound is optimal.
+//
 // Every plan Solve returns has passed verify.Check; a plan the verifier
 // rejects is a bug and is returned as an error, never as a result.
 package solve

@@ -12,7 +12,9 @@
 // placement of items that conflict with nothing unplaced, independent
 // solving of time-disjoint groups of unplaced items, symmetry breaking of
 // identical items (same lifetime, size and alignment: placed in static
-// order), and a table of failed states. Every technique can be switched
+// order), aligned stacks (the aligned items of a section need their sizes
+// rounded up to the alignment unit but the topmost's padding), and a table
+// of failed states. Every technique can be switched
 // off in Options to measure it.
 //
 // Decide runs a portfolio of static orders (named by key letters, see
