@@ -159,28 +159,63 @@ type coarseRun struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// runCoarse solves the restrictions of coarseLevels (methods auto and
-// exact, minimising a single pool, more than one thread) and offers their
-// plans, until one reaches the lower bound.
+// coarseApplies reports whether restrictions may be tried: methods auto
+// and exact, more than one thread (one thread promises a result independent
+// of timing, and restrictions are cut by their share of the time), not
+// within a restriction, and some level exists.
+func (s *solver) coarseApplies() bool {
+	return !s.opt.NoCoarse && !s.restricted && s.opt.Threads != 1 &&
+		(s.opt.Method == "auto" || s.opt.Method == "exact") && len(coarseLevels(s.p)) > 0
+}
+
+// restrictionLevels are the grids of coarseLevels, then 0 for the
+// aligned-first restriction.
+func (s *solver) restrictionLevels() []int64 {
+	return append(coarseLevels(s.p), 0)
+}
+
+// solveRestriction solves restriction a (a grid, or 0: aligned first) of
+// the problem (a decision when its pool has a capacity) within ctx. It
+// returns nil when the aligned-first restriction has nothing to pin.
+func (s *solver) solveRestriction(ctx context.Context, a int64) (*Result, error) {
+	name := fmt.Sprintf("restriction to grid %d", a)
+	var q *model.Problem
+	if a > 0 {
+		q = restrict(s.p, a)
+	} else {
+		name = "aligned-first restriction"
+		var err error
+		if q, err = s.alignedFirst(ctx); err != nil || q == nil {
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			return nil, nil
+		}
+	}
+	c := s.child(q)
+	c.restricted = true
+	r, err := c.solveSingle(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return r, nil
+}
+
+// runCoarse solves the restrictions (see coarseApplies; minimising only)
+// and offers their plans, until one reaches the lower bound.
 func (s *solver) runCoarse(ctx context.Context) error {
-	if s.opt.NoCoarse || s.restricted || s.opt.Threads == 1 || (s.opt.Method != "auto" && s.opt.Method != "exact") || ctx.Err() != nil {
-		// One thread promises a result independent of timing; the
-		// restrictions are cut by their share of the time.
+	if !s.coarseApplies() || ctx.Err() != nil {
 		return nil
 	}
 	if s.p.PoolList()[0].Capacity > 0 || (s.res.Plan != nil && s.res.Peak <= s.res.LowerBound) {
-		// A decision goes straight to the exact race (a refutation must
-		// not wait for restrictions that can only find plans); a plan at
+		// A decision races the restrictions against the exact engines
+		// (coarseEngine): a refutation must not wait for them. A plan at
 		// the bound is optimal already.
-		return nil
-	}
-	levels := coarseLevels(s.p)
-	if len(levels) == 0 {
 		return nil
 	}
 	t := time.Now()
 	defer s.res.Stats.phase("coarse", t)
-	levels = append(levels, 0) // 0: aligned first
+	levels := s.restrictionLevels()
 	per := coarseDefault
 	if dl, ok := ctx.Deadline(); ok {
 		per = time.Until(dl) / coarseShare / time.Duration(len(levels))
@@ -195,27 +230,13 @@ func (s *solver) runCoarse(ctx context.Context) error {
 	for _, a := range levels {
 		cctx, cancel := context.WithTimeout(ctx, per)
 		t1 := time.Now()
-		name := fmt.Sprintf("restriction to grid %d", a)
-		var q *model.Problem
-		if a > 0 {
-			q = restrict(s.p, a)
-		} else {
-			name = "aligned-first restriction"
-			var err error
-			if q, err = s.alignedFirst(cctx); err != nil || q == nil {
-				cancel()
-				if err != nil {
-					return fmt.Errorf("%s: %w", name, err)
-				}
-				continue
-			}
-		}
-		c := s.child(q)
-		c.restricted = true
-		r, err := c.solveSingle(cctx)
+		r, err := s.solveRestriction(cctx, a)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return err
+		}
+		if r == nil {
+			continue
 		}
 		runs = append(runs, coarseRun{Grid: a, Status: r.Status, Peak: r.Peak, Method: r.Method, Seconds: time.Since(t1).Seconds()})
 		if r.Plan != nil {
@@ -228,4 +249,44 @@ func (s *solver) runCoarse(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// coarseEngine joins a decision race (see coarseApplies) with the
+// restrictions, one after the other, each with
+// 1/coarseShare of the time left: a plan of a restriction that fits the
+// capacity answers the decision. It starts after portfolioRaceDelay, so
+// what the exact engines answer at once costs nothing. A restriction's
+// "infeasible" is no answer.
+func (s *solver) coarseEngine() engine {
+	return engine{
+		name:  "coarse",
+		delay: portfolioRaceDelay,
+		decide: func(ctx context.Context, p *model.Problem, c int64) (*model.Plan, outcome, any, error) {
+			var runs []coarseRun
+			for _, a := range s.restrictionLevels() {
+				per := coarseDefault
+				if dl, ok := ctx.Deadline(); ok {
+					per = time.Until(dl) / coarseShare
+				}
+				cctx, cancel := context.WithTimeout(ctx, per)
+				t1 := time.Now()
+				r, err := s.solveRestriction(cctx, a)
+				cancel()
+				if err != nil {
+					return nil, undecided, runs, err
+				}
+				if r == nil {
+					continue
+				}
+				runs = append(runs, coarseRun{Grid: a, Status: r.Status, Peak: r.Peak, Method: r.Method, Seconds: time.Since(t1).Seconds()})
+				if r.Plan != nil && r.Plan.Peak(p) <= c {
+					return r.Plan, fits, runs, nil
+				}
+				if ctx.Err() != nil {
+					break
+				}
+			}
+			return nil, undecided, runs, nil
+		},
+	}
 }

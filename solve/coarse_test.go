@@ -93,6 +93,17 @@ func TestCoarseMatchesBrute(t *testing.T) {
 			require.Equal(t, want, r.Peak, "instance %d: %+v", k, p.Buffers)
 		}
 		require.LessOrEqual(t, r.LowerBound, want)
+		// The decision at the optimum fits (the restrictions race the
+		// exact engines there), and never claims infeasible.
+		d, err := Solve(context.Background(), p, Options{Capacity: want, Threads: 2, TimeLimit: time.Second})
+		require.NoError(t, err)
+		require.NotEqual(t, Infeasible, d.Status, "instance %d", k)
+		if d.Plan != nil {
+			require.LessOrEqual(t, d.Plan.Peak(p), want)
+			q := *p
+			q.Pools = []model.Pool{{Name: model.DefaultPool, Capacity: want}}
+			require.Empty(t, verify.Check(&q, d.Plan))
+		}
 		// A plan of each restriction is a plan of the original.
 		for _, a := range coarseLevels(p) {
 			rq, err := Solve(context.Background(), restrict(p, a), Options{Method: "greedy-size", Threads: 1})

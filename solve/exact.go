@@ -115,6 +115,9 @@ func (s *solver) runExact(ctx context.Context) error {
 		// the exact engines (E: 2.3 s → 4.1 s).
 		engines = append(engines, s.portfolioEngine())
 	}
+	if capacity > 0 && s.coarseApplies() {
+		engines = append(engines, s.coarseEngine())
+	}
 	if s.opt.Threads == 1 {
 		// One thread: no race, the engines take turns, so that the result
 		// does not depend on timing (deterministic when the search ends).
