@@ -28,6 +28,20 @@ const coarseShare = 3
 // coarseDefault is each level's time when the solve has no deadline.
 const coarseDefault = 5 * time.Second
 
+// earlyRace bounds the exact race run before the restrictions when
+// minimising (at most a tenth of the time left); a variable so that tests
+// can send every problem to the restrictions.
+var earlyRace = 2 * time.Second
+
+// remaining is the time left before ctx's deadline (coarseDefault × 10
+// without one).
+func remaining(ctx context.Context) time.Duration {
+	if dl, ok := ctx.Deadline(); ok {
+		return time.Until(dl)
+	}
+	return 10 * coarseDefault
+}
+
 // coarseLevels returns the grids worth a restriction: 2g, 4g and 8g, where g
 // is the GCD of sizes and alignments, each at most a quarter of the largest
 // alignment, when some plain buffer (see plainBuffer) is off that grid.
@@ -212,6 +226,16 @@ func (s *solver) runCoarse(ctx context.Context) error {
 		// (coarseEngine): a refutation must not wait for them. A plan at
 		// the bound is optimal already.
 		return nil
+	}
+	if early := min(earlyRace, remaining(ctx)/10); early > 0 {
+		// A short exact race first: what it closes at once (a proof at the
+		// bound) is not delayed by the restrictions.
+		ectx, cancel := context.WithTimeout(ctx, early)
+		err := s.runExact(ectx)
+		cancel()
+		if err != nil || ctx.Err() != nil || (s.res.Plan != nil && s.res.Peak <= s.res.LowerBound) {
+			return err
+		}
 	}
 	t := time.Now()
 	defer s.res.Stats.phase("coarse", t)

@@ -69,6 +69,8 @@ func TestRestrictKeepsTiedBuffers(t *testing.T) {
 // of every restriction (grids and aligned first) verifies against the
 // original problem.
 func TestCoarseMatchesBrute(t *testing.T) {
+	defer func(d time.Duration) { earlyRace = d }(earlyRace)
+	earlyRace = 0 // every problem the heuristics leave open goes to the restrictions
 	rng := rand.New(rand.NewPCG(71, 73))
 	tried, won, restricted, first := 0, 0, 0, 0
 	for k := 0; k < 300; k++ {
@@ -130,4 +132,28 @@ func TestCoarseMatchesBrute(t *testing.T) {
 	require.Greater(t, restricted, 200)
 	t.Logf("restrictions tried on %d instances, gave the best plan on %d", tried, won)
 	require.Greater(t, tried, 0)
+}
+
+// TestEarlyRaceComesFirst: when minimising, a short exact race runs before
+// the restrictions, so tiny problems the heuristics leave open are proven
+// by it and never wait for a restriction.
+func TestEarlyRaceComesFirst(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 73))
+	raced := 0
+	for k := 0; k < 300; k++ {
+		p := brute.Random(rng, 3+rng.IntN(4), brute.RandomOptions{MaxSize: 6})
+		p.Buffers[0].Align = 16
+		if rng.IntN(2) == 0 {
+			p.Buffers[1].Align = 32
+		}
+		r, err := Solve(context.Background(), p, Options{Threads: 2, TimeLimit: 30 * time.Second})
+		require.NoError(t, err)
+		require.Equal(t, Optimal, r.Status, "instance %d: %+v", k, p.Buffers)
+		_, coarse := r.Stats.Engines["coarse"]
+		require.False(t, coarse, "instance %d: a restriction ran before the early race closed it", k)
+		if _, ok := r.Stats.Engines["bnb"]; ok {
+			raced++
+		}
+	}
+	require.Greater(t, raced, 10)
 }
