@@ -28,7 +28,7 @@ var flagSets = []struct {
 	{"no-align-stacks", Options{NoAlignStacks: true}},
 	{"no-probe", Options{NoProbe: true}},
 	{"no-symmetry", Options{NoSymmetry: true}},
-	{"orders", Options{Orders: []string{"RZ", "TLR-rank", "random"}}},
+	{"orders", Options{Orders: []string{"RZ", "TLR-rank", "NTWA", "random"}}},
 	{"none", Options{NoSectionInference: true, NoDominance: true, NoUnplacedShortcut: true, NoComponents: true, NoMemo: true, NoSplit: true, NoProbe: true, NoSymmetry: true, NoAlignStacks: true}},
 }
 
