@@ -134,12 +134,15 @@ func (s *searcher) hide(items []int32, h bool) {
 	c := s.c
 	for _, i := range items {
 		s.hidden[i] = h
-		sz, rs := c.size[i], s.rsize[i]
+		sz, rs := c.size[i], c.rsize[i]
 		if h {
 			s.active--
 			sz, rs = -sz, -rs
 		} else {
 			s.active++
+		}
+		if !s.stacks {
+			rs = 0
 		}
 		s.hash ^= zobrist(i, s.minOff[i])
 		for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
@@ -443,7 +446,7 @@ func (s *searcher) sectionBounds(gmin int64) bool {
 				if c.stackTop(e, s.unplR[sec]-s.secSizeR[sec]) > s.capacity {
 					return false
 				}
-				s.secSizeR[sec] += s.rsize[j]
+				s.secSizeR[sec] += c.rsize[j]
 			}
 			s.secSize[sec] += sz
 			if s.painted[sec]++; s.painted[sec] == paintLevels {

@@ -32,7 +32,6 @@ type searcher struct {
 	floor    []int64  // per section: top of the placed items
 	unpl     []int64  // per section: total size of the unplaced items
 	unplR    []int64  // per section: total rounded size of the unplaced aligned items (comp.rsize)
-	rsize    []int64  // comp.rsize, or zeros when aligned stacks are off (Options.NoAlignStacks)
 	stacks   bool     // aligned stacks are on and the component has aligned items
 	secSizeR []int64  // scratch: per section, rounded size of the aligned items painted so far
 	secSize  []int64  // scratch: per section, size of the items painted so far
@@ -113,10 +112,6 @@ func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 	}
 	s.twin = twins(c, order, fl.symmetry)
 	s.stacks = fl.alignStacks && c.unit > 0
-	s.rsize = c.rsize
-	if !s.stacks {
-		s.rsize = make([]int64, n)
-	}
 	for i := range s.byStart {
 		s.byStart[i] = int32(i)
 	}
@@ -210,8 +205,10 @@ func (s *searcher) place(i int32, o int64) bool {
 			s.floor[sec] = top
 		}
 		s.unpl[sec] -= c.size[i]
-		s.unplR[sec] -= s.rsize[i]
-		if s.fl.sections && ok && (s.floor[sec]+s.unpl[sec] > s.capacity || c.stackTop(s.floor[sec], s.unplR[sec]) > s.capacity) {
+		if s.stacks {
+			s.unplR[sec] -= c.rsize[i]
+		}
+		if s.fl.sections && ok && (s.floor[sec]+s.unpl[sec] > s.capacity || s.stacks && c.stackTop(s.floor[sec], s.unplR[sec]) > s.capacity) {
 			ok = false
 			s.st.prunes[pruneSection]++
 		}
@@ -259,7 +256,9 @@ func (s *searcher) unplaceLast() {
 	s.trail = s.trail[:mark]
 	for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
 		s.unpl[sec] += c.size[i]
-		s.unplR[sec] += s.rsize[i]
+		if s.stacks {
+			s.unplR[sec] += c.rsize[i]
+		}
 	}
 	for _, u := range c.conf[i] {
 		if !s.placed[u] {
