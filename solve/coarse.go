@@ -33,13 +33,13 @@ const coarseDefault = 5 * time.Second
 // can send every problem to the restrictions.
 var earlyRace = 2 * time.Second
 
-// remaining is the time left before ctx's deadline (coarseDefault × 10
-// without one).
-func remaining(ctx context.Context) time.Duration {
+// part is 1/n of the time left before ctx's deadline, or coarseDefault
+// without one.
+func part(ctx context.Context, n int) time.Duration {
 	if dl, ok := ctx.Deadline(); ok {
-		return time.Until(dl)
+		return time.Until(dl) / time.Duration(n)
 	}
-	return 10 * coarseDefault
+	return coarseDefault
 }
 
 // coarseLevels returns the grids worth a restriction: 2g, 4g and 8g, where g
@@ -108,13 +108,9 @@ func (s *solver) alignedFirst(ctx context.Context) (*model.Problem, error) {
 	if len(idx) == 0 || len(idx) == len(p.Buffers) {
 		return nil, nil
 	}
-	half := coarseDefault
-	if dl, ok := ctx.Deadline(); ok {
-		half = time.Until(dl) / 2
-	}
 	c := s.child(sub)
 	c.restricted = true
-	cctx, cancel := context.WithTimeout(ctx, half)
+	cctx, cancel := context.WithTimeout(ctx, part(ctx, 2))
 	defer cancel()
 	r, err := c.solveSingle(cctx)
 	if err != nil || r.Plan == nil {
@@ -189,9 +185,13 @@ func (s *solver) restrictionLevels() []int64 {
 }
 
 // solveRestriction solves restriction a (a grid, or 0: aligned first) of
-// the problem (a decision when its pool has a capacity) within ctx. It
-// returns nil when the aligned-first restriction has nothing to pin.
-func (s *solver) solveRestriction(ctx context.Context, a int64) (*Result, error) {
+// the problem (a decision when its pool has a capacity) within ctx and at
+// most d, and appends what it gave to runs. It returns nil when the
+// aligned-first restriction has nothing to pin.
+func (s *solver) solveRestriction(ctx context.Context, a int64, d time.Duration, runs *[]coarseRun) (*Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	t := time.Now()
 	name := fmt.Sprintf("restriction to grid %d", a)
 	var q *model.Problem
 	if a > 0 {
@@ -212,6 +212,7 @@ func (s *solver) solveRestriction(ctx context.Context, a int64) (*Result, error)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	*runs = append(*runs, coarseRun{Grid: a, Status: r.Status, Peak: r.Peak, Method: r.Method, Seconds: time.Since(t).Seconds()})
 	return r, nil
 }
 
@@ -227,7 +228,7 @@ func (s *solver) runCoarse(ctx context.Context) error {
 		// the bound is optimal already.
 		return nil
 	}
-	if early := min(earlyRace, remaining(ctx)/10); early > 0 {
+	if early := min(earlyRace, part(ctx, 10)); early > 0 {
 		// A short exact race first: what it closes at once (a proof at the
 		// bound) is not delayed by the restrictions.
 		ectx, cancel := context.WithTimeout(ctx, early)
@@ -240,10 +241,7 @@ func (s *solver) runCoarse(ctx context.Context) error {
 	t := time.Now()
 	defer s.res.Stats.phase("coarse", t)
 	levels := s.restrictionLevels()
-	per := coarseDefault
-	if dl, ok := ctx.Deadline(); ok {
-		per = time.Until(dl) / coarseShare / time.Duration(len(levels))
-	}
+	per := part(ctx, coarseShare*len(levels))
 	var runs []coarseRun
 	defer func() {
 		if s.res.Stats.Engines == nil {
@@ -252,18 +250,11 @@ func (s *solver) runCoarse(ctx context.Context) error {
 		s.res.Stats.Engines["coarse"] = runs
 	}()
 	for _, a := range levels {
-		cctx, cancel := context.WithTimeout(ctx, per)
-		t1 := time.Now()
-		r, err := s.solveRestriction(cctx, a)
-		cancel()
+		r, err := s.solveRestriction(ctx, a, per, &runs)
 		if err != nil {
 			return err
 		}
-		if r == nil {
-			continue
-		}
-		runs = append(runs, coarseRun{Grid: a, Status: r.Status, Peak: r.Peak, Method: r.Method, Seconds: time.Since(t1).Seconds()})
-		if r.Plan != nil {
+		if r != nil && r.Plan != nil {
 			if err := s.offer(r.Plan, "coarse-"+r.Method); err != nil {
 				return err
 			}
@@ -276,8 +267,8 @@ func (s *solver) runCoarse(ctx context.Context) error {
 }
 
 // coarseEngine joins a decision race (see coarseApplies) with the
-// restrictions, one after the other, each with
-// 1/coarseShare of the time left: a plan of a restriction that fits the
+// restrictions, one after the other, each with 1/coarseShare of the time
+// left: a plan of a restriction that fits the
 // capacity answers the decision. It starts after portfolioRaceDelay, so
 // what the exact engines answer at once costs nothing. A restriction's
 // "infeasible" is no answer.
@@ -288,22 +279,11 @@ func (s *solver) coarseEngine() engine {
 		decide: func(ctx context.Context, p *model.Problem, c int64) (*model.Plan, outcome, any, error) {
 			var runs []coarseRun
 			for _, a := range s.restrictionLevels() {
-				per := coarseDefault
-				if dl, ok := ctx.Deadline(); ok {
-					per = time.Until(dl) / coarseShare
-				}
-				cctx, cancel := context.WithTimeout(ctx, per)
-				t1 := time.Now()
-				r, err := s.solveRestriction(cctx, a)
-				cancel()
+				r, err := s.solveRestriction(ctx, a, part(ctx, coarseShare), &runs)
 				if err != nil {
 					return nil, undecided, runs, err
 				}
-				if r == nil {
-					continue
-				}
-				runs = append(runs, coarseRun{Grid: a, Status: r.Status, Peak: r.Peak, Method: r.Method, Seconds: time.Since(t1).Seconds()})
-				if r.Plan != nil && r.Plan.Peak(p) <= c {
+				if r != nil && r.Plan != nil && r.Plan.Peak(p) <= c {
 					return r.Plan, fits, runs, nil
 				}
 				if ctx.Err() != nil {
