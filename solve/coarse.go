@@ -43,14 +43,11 @@ func part(ctx context.Context, n int) time.Duration {
 }
 
 // coarseLevels returns the grids worth a restriction: 2g, 4g and 8g, where g
-// is the GCD of sizes and alignments, each at most a quarter of the largest
+// is the problem's grid (alignGrid), each at most a quarter of the largest
 // alignment, when some plain buffer (see plainBuffer) is off that grid.
 func coarseLevels(p *model.Problem) []int64 {
 	pool := &p.PoolList()[0]
 	g, amax := alignGrid(p)
-	if g == 0 {
-		return nil
-	}
 	var levels []int64
 	roots := aliasRoots(p)
 	for k := int64(2); k <= 8; k *= 2 {
@@ -68,22 +65,14 @@ func coarseLevels(p *model.Problem) []int64 {
 	return levels
 }
 
-// alignGrid returns the GCD g of sizes and alignments (0 when every size is
-// 0) and the largest alignment.
+// alignGrid returns the problem's grid g (gridOf: sizes, alignments, pins,
+// deltas) and the largest alignment.
 func alignGrid(p *model.Problem) (g, amax int64) {
 	pool := &p.PoolList()[0]
 	for i := range p.Buffers {
-		b := &p.Buffers[i]
-		a := b.AlignmentIn(pool)
-		amax = max(amax, a)
-		if b.Size > 0 {
-			g = model.GCD(g, b.Size)
-		}
-		if a > 1 {
-			g = model.GCD(g, a)
-		}
+		amax = max(amax, p.Buffers[i].AlignmentIn(pool))
 	}
-	return g, amax
+	return gridOf(p), amax
 }
 
 // alignedFirst is the other restriction: the plain buffers whose alignment
