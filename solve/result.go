@@ -49,10 +49,11 @@ type Result struct {
 	Stats Stats
 }
 
-// Gap returns (peak − lower bound) / lower bound in percent (0 when the lower
-// bound is 0 or there is no plan).
+// Gap returns (peak − lower bound) / lower bound in percent: for a decision
+// that found no plan within its capacity, the gap of the best plan found
+// above it. It is 0 when the lower bound or the peak is 0 (no plan at all).
 func (r *Result) Gap() float64 {
-	if r.Plan == nil || r.LowerBound <= 0 {
+	if r.Peak <= 0 || r.LowerBound <= 0 {
 		return 0
 	}
 	return float64(r.Peak-r.LowerBound) / float64(r.LowerBound) * 100

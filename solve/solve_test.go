@@ -159,3 +159,22 @@ func noInternalError(t *testing.T, r *Result, msg string, args ...any) {
 		}
 	}
 }
+
+// TestGap: the gap is that of the best plan found, also when a decision
+// keeps it back because it is above the capacity (Plan nil, Peak set).
+func TestGap(t *testing.T) {
+	plan := &model.Plan{}
+	for _, c := range []struct {
+		name string
+		r    Result
+		want float64
+	}{
+		{"optimal", Result{Plan: plan, Peak: 100, LowerBound: 100}, 0},
+		{"feasible", Result{Plan: plan, Peak: 125, LowerBound: 100}, 25},
+		{"unknown decision, best plan above the capacity", Result{Peak: 120, LowerBound: 100, Status: Unknown}, 20},
+		{"no plan at all", Result{LowerBound: 100, Status: Infeasible}, 0},
+		{"no bound", Result{Plan: plan, Peak: 10}, 0},
+	} {
+		assert.InDelta(t, c.want, c.r.Gap(), 1e-9, c.name)
+	}
+}
