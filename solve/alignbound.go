@@ -127,7 +127,7 @@ type alignItem struct {
 // above. Every padding value is tried as τ (O(m log m) per level).
 //
 // The levels A are the effective alignments of the section's aligned items
-// and the GCDs of pairs of them (the level model.GCD(4, 6) = 2 sees items of
+// and the GCDs of pairs of them (the level gcd(4, 6) = 2 sees items of
 // alignments 4 and 6 together); the bound of the section is the largest.
 //
 // # Gaps and aliases

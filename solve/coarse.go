@@ -43,36 +43,31 @@ func part(ctx context.Context, n int) time.Duration {
 }
 
 // coarseLevels returns the grids worth a restriction: 2g, 4g and 8g, where g
-// is the problem's grid (alignGrid), each at most a quarter of the largest
-// alignment, when some plain buffer (see plainBuffer) is off that grid.
+// is the problem's grid (gridOf: sizes, alignments, pins, deltas), each at
+// most a quarter of the largest alignment, when some plain buffer (see
+// plainBuffer) is off that grid.
 func coarseLevels(p *model.Problem) []int64 {
 	pool := &p.PoolList()[0]
-	g, amax := alignGrid(p)
+	g := gridOf(p)
+	var amax int64
+	for i := range p.Buffers {
+		amax = max(amax, p.Buffers[i].AlignmentIn(pool))
+	}
 	var levels []int64
-	roots := aliasRoots(p)
+	whole := wholeBuffers(p)
 	for k := int64(2); k <= 8; k *= 2 {
 		a := k * g
 		if 4*a > amax {
 			break
 		}
 		for i := range p.Buffers {
-			if plainBuffer(p, roots, i) && a%p.Buffers[i].AlignmentIn(pool) == 0 && p.Buffers[i].AlignmentIn(pool) < a {
+			if plainBuffer(p, whole, i) && a%p.Buffers[i].AlignmentIn(pool) == 0 && p.Buffers[i].AlignmentIn(pool) < a {
 				levels = append(levels, a)
 				break
 			}
 		}
 	}
 	return levels
-}
-
-// alignGrid returns the problem's grid g (gridOf: sizes, alignments, pins,
-// deltas) and the largest alignment.
-func alignGrid(p *model.Problem) (g, amax int64) {
-	pool := &p.PoolList()[0]
-	for i := range p.Buffers {
-		amax = max(amax, p.Buffers[i].AlignmentIn(pool))
-	}
-	return gridOf(p), amax
 }
 
 // alignedFirst is the other restriction: the plain buffers whose alignment
@@ -84,12 +79,12 @@ func alignGrid(p *model.Problem) (g, amax int64) {
 func (s *solver) alignedFirst(ctx context.Context) (*model.Problem, error) {
 	p := s.p
 	pool := &p.PoolList()[0]
-	g, _ := alignGrid(p)
-	roots := aliasRoots(p)
+	g := gridOf(p)
+	whole := wholeBuffers(p)
 	sub := &model.Problem{Name: p.Name, Pools: append([]model.Pool(nil), p.Pools...)}
 	var idx []int
 	for i := range p.Buffers {
-		if plainBuffer(p, roots, i) && p.Buffers[i].AlignmentIn(pool) >= 8*g {
+		if plainBuffer(p, whole, i) && p.Buffers[i].AlignmentIn(pool) >= 8*g {
 			idx = append(idx, i)
 			sub.Buffers = append(sub.Buffers, p.Buffers[i])
 		}
@@ -116,21 +111,10 @@ func (s *solver) alignedFirst(ctx context.Context) (*model.Problem, error) {
 
 // plainBuffer reports whether buffer i may be restricted: positive size, no
 // pin, no gaps, no hint, not in an alias group (a member's offset follows its
-// root's, so their alignments are tied).
-func plainBuffer(p *model.Problem, roots map[string]bool, i int) bool {
+// root's, so their alignments are tied); whole is wholeBuffers(p).
+func plainBuffer(p *model.Problem, whole []bool, i int) bool {
 	b := &p.Buffers[i]
-	return b.Size > 0 && b.Pin == nil && len(b.Gaps) == 0 && b.Hint == nil && b.Alias == nil && !roots[b.ID]
-}
-
-// aliasRoots is the set of ids some buffer names as its alias parent.
-func aliasRoots(p *model.Problem) map[string]bool {
-	roots := map[string]bool{}
-	for i := range p.Buffers {
-		if a := p.Buffers[i].Alias; a != nil {
-			roots[a.Parent] = true
-		}
-	}
-	return roots
+	return b.Size > 0 && b.Pin == nil && len(b.Gaps) == 0 && b.Hint == nil && whole[i]
 }
 
 // restrict returns a copy of p whose plain buffers are aligned to a (their
@@ -140,9 +124,9 @@ func restrict(p *model.Problem, a int64) *model.Problem {
 	q := *p
 	q.Buffers = append([]model.Buffer(nil), p.Buffers...)
 	pool := &p.PoolList()[0]
-	roots := aliasRoots(p)
+	whole := wholeBuffers(p)
 	for i := range q.Buffers {
-		if plainBuffer(p, roots, i) && a%q.Buffers[i].AlignmentIn(pool) == 0 {
+		if plainBuffer(p, whole, i) && a%q.Buffers[i].AlignmentIn(pool) == 0 {
 			q.Buffers[i].Align = a
 		}
 	}
@@ -211,7 +195,7 @@ func (s *solver) runCoarse(ctx context.Context) error {
 	if !s.coarseApplies() || ctx.Err() != nil {
 		return nil
 	}
-	if s.p.PoolList()[0].Capacity > 0 || (s.res.Plan != nil && s.res.Peak <= s.res.LowerBound) {
+	if s.p.PoolList()[0].Capacity > 0 || s.atBound() {
 		// A decision races the restrictions against the exact engines
 		// (coarseEngine): a refutation must not wait for them. A plan at
 		// the bound is optimal already.
@@ -223,7 +207,7 @@ func (s *solver) runCoarse(ctx context.Context) error {
 		ectx, cancel := context.WithTimeout(ctx, early)
 		err := s.runExact(ectx)
 		cancel()
-		if err != nil || ctx.Err() != nil || (s.res.Plan != nil && s.res.Peak <= s.res.LowerBound) {
+		if err != nil || ctx.Err() != nil || s.atBound() {
 			return err
 		}
 	}
@@ -248,7 +232,7 @@ func (s *solver) runCoarse(ctx context.Context) error {
 				return err
 			}
 		}
-		if ctx.Err() != nil || (s.res.Plan != nil && s.res.Peak <= s.res.LowerBound) {
+		if ctx.Err() != nil || s.atBound() {
 			break
 		}
 	}

@@ -85,6 +85,11 @@ func (r *race) stats(name string, st any) {
 // runExact closes the gap with the exact engines (methods auto, exact, bnb,
 // sat): a decision at the pool's capacity when it has one, else
 // minimisation from the best heuristic plan down to the lower bound.
+// atBound reports whether the best plan so far meets the lower bound.
+func (s *solver) atBound() bool {
+	return s.res.Plan != nil && s.res.Peak <= s.res.LowerBound
+}
+
 func (s *solver) runExact(ctx context.Context) error {
 	useBnB, useSAT := s.engines()
 	if !useBnB && !useSAT || ctx.Err() != nil {
@@ -94,7 +99,7 @@ func (s *solver) runExact(ctx context.Context) error {
 	if capacity > 0 && (s.res.Plan != nil || s.res.LowerBound > capacity) {
 		return nil // already decided: a heuristic plan fits, or max-live refutes
 	}
-	if capacity == 0 && s.res.Plan != nil && s.res.Peak <= s.res.LowerBound {
+	if capacity == 0 && s.atBound() {
 		return nil // the heuristic plan meets max-live: optimal
 	}
 	t := time.Now()

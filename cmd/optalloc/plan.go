@@ -270,7 +270,6 @@ func notInput(input string, outputs ...string) error {
 	return nil
 }
 
-// applyPools installs the --pool flags on a problem without pools.
 // poolFlag defines --pool (plan, compare, check).
 func poolFlag(fs *pflag.FlagSet) {
 	fs.StringArray("pool", nil, "add a memory pool NAME:CAPACITY[:ALIGN] for inputs without pools; repeat, fastest first (CAPACITY 0 = unbounded)")

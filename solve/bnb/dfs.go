@@ -141,13 +141,12 @@ func (s *searcher) hide(items []int32, h bool) {
 		} else {
 			s.active++
 		}
-		if !s.stacks {
-			rs = 0
-		}
 		s.hash ^= zobrist(i, s.minOff[i])
 		for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
 			s.unpl[sec] += sz
-			s.unplR[sec] += rs
+			if s.stacks {
+				s.unplR[sec] += rs
+			}
 		}
 	}
 }
