@@ -216,12 +216,7 @@ func (s *solver) runCoarse(ctx context.Context) error {
 	levels := s.restrictionLevels()
 	per := part(ctx, coarseShare*len(levels))
 	var runs []coarseRun
-	defer func() {
-		if s.res.Stats.Engines == nil {
-			s.res.Stats.Engines = map[string]any{}
-		}
-		s.res.Stats.Engines["coarse"] = runs
-	}()
+	defer func() { s.res.Stats.engine("coarse", runs) }()
 	for _, a := range levels {
 		r, err := s.solveRestriction(ctx, a, per, &runs)
 		if err != nil {

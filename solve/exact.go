@@ -56,10 +56,7 @@ func (r *race) offer(plan *model.Plan, method string) {
 func (r *race) decline(name string, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.s.res.Stats.Engines == nil {
-		r.s.res.Stats.Engines = map[string]any{}
-	}
-	r.s.res.Stats.Engines[name+"_declined"] = err.Error()
+	r.s.res.Stats.engine(name+"_declined", err.Error())
 }
 
 // raise records a proven lower bound and stops the race once it meets the
@@ -76,10 +73,7 @@ func (r *race) raise(lb int64) {
 func (r *race) stats(name string, st any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.s.res.Stats.Engines == nil {
-		r.s.res.Stats.Engines = map[string]any{}
-	}
-	r.s.res.Stats.Engines[name] = st
+	r.s.res.Stats.engine(name, st)
 }
 
 // runExact closes the gap with the exact engines (methods auto, exact, bnb,

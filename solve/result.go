@@ -71,6 +71,14 @@ type Stats struct {
 	HintsHonoured int `json:"hints_honoured,omitempty"`
 }
 
+// engine records an engine's statistics under name.
+func (s *Stats) engine(name string, v any) {
+	if s.Engines == nil {
+		s.Engines = map[string]any{}
+	}
+	s.Engines[name] = v
+}
+
 func (s *Stats) phase(name string, since time.Time) {
 	if s.PhaseMillis == nil {
 		s.PhaseMillis = map[string]float64{}

@@ -161,10 +161,7 @@ func (s *solver) exactSplit(ctx context.Context, pool model.Pool, fixed, cand, i
 		dfs(k+1, mask, kept)
 	}
 	dfs(0, 0, value{})
-	if s.res.Stats.Engines == nil {
-		s.res.Stats.Engines = map[string]any{}
-	}
-	s.res.Stats.Engines["split_"+pool.Name] = map[string]any{"candidates": n, "fit_decisions": decisions, "kept": bits.OnesCount32(bestMask), "proven": proven}
+	s.res.Stats.engine("split_"+pool.Name, map[string]any{"candidates": n, "fit_decisions": decisions, "kept": bits.OnesCount32(bestMask), "proven": proven})
 	for k, g := range cs {
 		if bestMask&(1<<k) != 0 {
 			take = append(take, g)
