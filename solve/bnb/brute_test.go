@@ -28,8 +28,9 @@ var flagSets = []struct {
 	{"no-align-stacks", Options{NoAlignStacks: true}},
 	{"no-probe", Options{NoProbe: true}},
 	{"no-symmetry", Options{NoSymmetry: true}},
+	{"no-canonical", Options{NoCanonical: true}},
 	{"orders", Options{Orders: []string{"RZ", "TLR-rank", "NTWA", "random"}}},
-	{"none", Options{NoSectionInference: true, NoDominance: true, NoUnplacedShortcut: true, NoComponents: true, NoMemo: true, NoSplit: true, NoProbe: true, NoSymmetry: true, NoAlignStacks: true}},
+	{"none", Options{NoSectionInference: true, NoDominance: true, NoUnplacedShortcut: true, NoComponents: true, NoMemo: true, NoSplit: true, NoProbe: true, NoSymmetry: true, NoAlignStacks: true, NoCanonical: true}},
 }
 
 // TestMinimiseMatchesBrute compares Minimise (from no incumbent) with the

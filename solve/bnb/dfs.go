@@ -301,7 +301,9 @@ func (s *searcher) branch(depth int) bool {
 	for k := range cs {
 		cd := cs[k]
 		if s.place(cd.it, cd.off) {
-			s.lastOff, s.lastRank = cd.off, cd.rank
+			if s.fl.canonical {
+				s.lastOff, s.lastRank = cd.off, cd.rank
+			}
 			if s.solve(depth + 1) {
 				return true
 			}

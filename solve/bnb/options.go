@@ -17,6 +17,7 @@ type Options struct {
 	NoSplit            bool // do not solve time-disjoint groups of unplaced items independently
 	NoSymmetry         bool // identical items (same lifetime, size, alignment, unpinned) in any order
 	NoAlignStacks      bool // section inference counts aligned items at their size, not rounded up to the alignment
+	NoCanonical        bool // placements need not be non-decreasing in (offset, rank) across steps
 	// NoProbe makes Decide search only at the given capacity, without
 	// alternating with probes at the (tighter) lower bound.
 	NoProbe bool
@@ -60,7 +61,7 @@ func (o *Options) orders() []string {
 func (o *Options) flags() flags {
 	return flags{sections: !o.NoSectionInference, dominance: !o.NoDominance,
 		shortcut: !o.NoUnplacedShortcut, memo: !o.NoMemo, split: !o.NoSplit, byOffset: !o.RankFirst,
-		symmetry: !o.NoSymmetry, alignStacks: !o.NoAlignStacks}
+		symmetry: !o.NoSymmetry, alignStacks: !o.NoAlignStacks, canonical: !o.NoCanonical}
 }
 
 // Status is the outcome of a decision.
