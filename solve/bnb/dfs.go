@@ -223,6 +223,38 @@ func (s *searcher) split(depth int, found *bool) bool {
 // branch tries every canonical, undominated candidate for the next
 // placement.
 func (s *searcher) branch(depth int) bool {
+	cs, ok := s.candidates(depth)
+	if !ok {
+		return false
+	}
+	saveOff, saveRank := s.lastOff, s.lastRank
+	for k := range cs {
+		cd := cs[k]
+		if s.place(cd.it, cd.off) {
+			if s.fl.canonical {
+				s.lastOff, s.lastRank = cd.off, cd.rank
+			}
+			if s.solve(depth + 1) {
+				return true
+			}
+			s.lastOff, s.lastRank = saveOff, saveRank
+		} else {
+			s.st.prunes[pruneCapacity]++
+		}
+		s.unplaceLast()
+		s.st.Backtracks++
+		if s.stopping() {
+			return false
+		}
+	}
+	return false
+}
+
+// candidates returns the canonical, undominated candidates for the next
+// placement in the order branch tries them (in s.cands[depth]), or false
+// when the node is pruned: a pinned item can no longer come in canonical
+// order, dominance, or the section bounds.
+func (s *searcher) candidates(depth int) ([]cand, bool) {
 	c := s.c
 	n := int32(c.n)
 	const inf = int64(1) << 62
@@ -240,7 +272,7 @@ func (s *searcher) branch(depth int) bool {
 			if p < s.lastOff || (p == s.lastOff && r < s.lastRank) {
 				// A pinned item can no longer come in canonical order.
 				s.st.prunes[pruneCanonical]++
-				return false
+				return nil, false
 			}
 			continue
 		}
@@ -256,11 +288,11 @@ func (s *searcher) branch(depth int) bool {
 		// Some free item fits entirely below the last placement: it
 		// could be lowered there, so this is not a minimal packing.
 		s.st.prunes[pruneDominance]++
-		return false
+		return nil, false
 	}
 	if s.fl.sections && !s.sectionBounds(gmin) {
 		s.st.prunes[pruneFloor]++
-		return false
+		return nil, false
 	}
 	// Pass 2: candidates in (offset, rank) order.
 	cs := s.cands[depth][:0]
@@ -297,27 +329,7 @@ func (s *searcher) branch(depth int) bool {
 		cs[k] = cand{off: o, rank: r, it: i}
 	}
 	s.cands[depth] = cs
-	saveOff, saveRank := s.lastOff, s.lastRank
-	for k := range cs {
-		cd := cs[k]
-		if s.place(cd.it, cd.off) {
-			if s.fl.canonical {
-				s.lastOff, s.lastRank = cd.off, cd.rank
-			}
-			if s.solve(depth + 1) {
-				return true
-			}
-			s.lastOff, s.lastRank = saveOff, saveRank
-		} else {
-			s.st.prunes[pruneCapacity]++
-		}
-		s.unplaceLast()
-		s.st.Backtracks++
-		if s.stopping() {
-			return false
-		}
-	}
-	return false
+	return cs, true
 }
 
 // blockedRank normalises the canonical position for the table of failed
