@@ -93,6 +93,7 @@ var pruneFlags = []struct {
 	{"no-cover", "SAT: no cover clauses for full sections", func(o *solve.Options) { o.SAT.NoCover = true }},
 	{"no-align-stacks", "B&B: section inference counts aligned buffers at their size, not rounded up to the alignment", func(o *solve.Options) { o.BnB.NoAlignStacks = true }},
 	{"no-canonical", "B&B: placements need not be non-decreasing in (offset, rank) from one step to the next", func(o *solve.Options) { o.BnB.NoCanonical = true }},
+	{"no-windows", "B&B: no window refutation (the unplaced buffers of a stretch of sections searched alone) at nodes whose subtree has grown large", func(o *solve.Options) { o.BnB.NoWindows = true }},
 	{"no-split", "B&B: do not solve time-disjoint groups of unplaced buffers independently", func(o *solve.Options) { o.BnB.NoSplit = true }},
 	{"no-probe", "B&B: decide only at the capacity, without the ladder of tighter probes", func(o *solve.Options) { o.BnB.NoProbe = true }},
 	{"no-symmetry", "no symmetry breaking (B&B: identical buffers in a fixed order; SAT: reflection and identical buffers)", func(o *solve.Options) {

@@ -29,8 +29,9 @@ var flagSets = []struct {
 	{"no-probe", Options{NoProbe: true}},
 	{"no-symmetry", Options{NoSymmetry: true}},
 	{"no-canonical", Options{NoCanonical: true}},
+	{"no-windows", Options{NoWindows: true}},
 	{"orders", Options{Orders: []string{"RZ", "TLR-rank", "NTWA", "random"}}},
-	{"none", Options{NoSectionInference: true, NoDominance: true, NoUnplacedShortcut: true, NoComponents: true, NoMemo: true, NoSplit: true, NoProbe: true, NoSymmetry: true, NoAlignStacks: true, NoCanonical: true}},
+	{"none", Options{NoSectionInference: true, NoDominance: true, NoUnplacedShortcut: true, NoComponents: true, NoMemo: true, NoSplit: true, NoProbe: true, NoSymmetry: true, NoAlignStacks: true, NoCanonical: true, NoWindows: true}},
 }
 
 // TestMinimiseMatchesBrute compares Minimise (from no incumbent) with the

@@ -228,6 +228,7 @@ func (s *searcher) branch(depth int) bool {
 		return false
 	}
 	saveOff, saveRank := s.lastOff, s.lastRank
+	start, nextCheck := s.nodes, windowAfter
 	for k := range cs {
 		cd := cs[k]
 		if s.place(cd.it, cd.off) {
@@ -245,6 +246,16 @@ func (s *searcher) branch(depth int) bool {
 		s.st.Backtracks++
 		if s.stopping() {
 			return false
+		}
+		if spent := s.nodes - start; s.fl.windows && spent > nextCheck && k+1 < len(cs) {
+			nextCheck = spent * windowMul
+			if s.windowRefuted(min(windowMaximum, max(windowMinimum, spent/windowDiv))) {
+				s.st.prunes[pruneWindow]++
+				return false
+			}
+			if s.stopping() {
+				return false
+			}
 		}
 	}
 	return false

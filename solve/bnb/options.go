@@ -18,6 +18,7 @@ type Options struct {
 	NoSymmetry         bool // identical items (same lifetime, size, alignment, unpinned) in any order
 	NoAlignStacks      bool // section inference counts aligned items at their size, not rounded up to the alignment
 	NoCanonical        bool // placements need not be non-decreasing in (offset, rank) across steps
+	NoWindows          bool // no window refutation of nodes whose subtree has grown large
 	// NoProbe makes Decide search only at the given capacity, without
 	// alternating with probes at the (tighter) lower bound.
 	NoProbe bool
@@ -61,7 +62,7 @@ func (o *Options) orders() []string {
 func (o *Options) flags() flags {
 	return flags{sections: !o.NoSectionInference, dominance: !o.NoDominance,
 		shortcut: !o.NoUnplacedShortcut, memo: !o.NoMemo, split: !o.NoSplit, byOffset: !o.RankFirst,
-		symmetry: !o.NoSymmetry, alignStacks: !o.NoAlignStacks, canonical: !o.NoCanonical}
+		symmetry: !o.NoSymmetry, alignStacks: !o.NoAlignStacks, canonical: !o.NoCanonical, windows: !o.NoWindows}
 }
 
 // Status is the outcome of a decision.
@@ -96,33 +97,37 @@ const (
 	pruneCapacity         // a placement leaves an item above capacity or past its pin
 	pruneFloor            // section bounds: a section's k-th lowest possible offset + its unplaced total from there above capacity
 	pruneSplit            // a group of an independent split failed
+	pruneWindow           // the node's unplaced items in a window of sections have no packing
 	numPrune
 )
 
-var pruneNames = [numPrune]string{"section", "dominance", "canonical", "memo", "capacity", "floor", "split"}
+var pruneNames = [numPrune]string{"section", "dominance", "canonical", "memo", "capacity", "floor", "split", "window"}
 
 // counters are the hot-loop statistics of one worker.
 type counters struct {
 	Nodes, Backtracks, Forced, Splits int64
+	WindowNodes                       int64 // nodes of window searches (not in Nodes)
 	prunes                            [numPrune]int64
 }
 
 // Stats describes a search. Counts add up over all workers and steps.
 type Stats struct {
-	Nodes      int64            `json:"nodes"`
-	Backtracks int64            `json:"backtracks"`
-	Forced     int64            `json:"forced"` // placements made by the unplaced shortcut
-	Splits     int64            `json:"splits"` // nodes where the unplaced items split into independent groups
-	Prunes     map[string]int64 `json:"prunes"`
-	Components int              `json:"components"`
-	Rounds     int              `json:"rounds"`           // portfolio rounds (node limit doublings) of the last decision
-	Winner     string           `json:"winner,omitempty"` // static order that gave the last answer
-	Decisions  int              `json:"decisions"`        // capacities decided (Minimise)
-	Scale      int64            `json:"scale"`            // GCD the problem was divided by
-	Elapsed    time.Duration    `json:"elapsed_ns"`       // wall time of the call
-	Steps      []Step           `json:"steps,omitempty"`  // Minimise: one entry per capacity tried
-	Exact      bool             `json:"exact"`            // false when gaps or alias lifetimes made the model conservative
-	Note       string           `json:"note,omitempty"`   // why a proof was not claimed
+	Nodes      int64 `json:"nodes"`
+	Backtracks int64 `json:"backtracks"`
+	Forced     int64 `json:"forced"` // placements made by the unplaced shortcut
+	Splits     int64 `json:"splits"` // nodes where the unplaced items split into independent groups
+	// WindowNodes are the nodes of window refutations (not in Nodes).
+	WindowNodes int64            `json:"window_nodes,omitempty"`
+	Prunes      map[string]int64 `json:"prunes"`
+	Components  int              `json:"components"`
+	Rounds      int              `json:"rounds"`           // portfolio rounds (node limit doublings) of the last decision
+	Winner      string           `json:"winner,omitempty"` // static order that gave the last answer
+	Decisions   int              `json:"decisions"`        // capacities decided (Minimise)
+	Scale       int64            `json:"scale"`            // GCD the problem was divided by
+	Elapsed     time.Duration    `json:"elapsed_ns"`       // wall time of the call
+	Steps       []Step           `json:"steps,omitempty"`  // Minimise: one entry per capacity tried
+	Exact       bool             `json:"exact"`            // false when gaps or alias lifetimes made the model conservative
+	Note        string           `json:"note,omitempty"`   // why a proof was not claimed
 }
 
 // Step is one decision made by Minimise.
@@ -139,6 +144,7 @@ func (st *Stats) absorb(c *counters) {
 	st.Backtracks += c.Backtracks
 	st.Forced += c.Forced
 	st.Splits += c.Splits
+	st.WindowNodes += c.WindowNodes
 	if st.Prunes == nil {
 		st.Prunes = map[string]int64{}
 	}

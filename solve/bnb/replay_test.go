@@ -1,9 +1,11 @@
 package bnb
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/optalloc/optalloc/internal/brute"
@@ -16,7 +18,8 @@ import (
 // aligned) is brought into the normal form the search enumerates and
 // replayed step by step through the searcher's own forced placements and
 // candidate lists: at every node the packing's next item must be a
-// candidate at its offset, and no rule may prune the node.
+// candidate at its offset, and no rule may prune the node — window
+// refutation included.
 
 // lowered moves every unpinned item of a packing to the lowest aligned
 // offset where it overlaps no conflicting item, until nothing moves: the
@@ -81,6 +84,7 @@ func replay(s *searcher, capacity int64, target []int64) string {
 		}
 	}
 	s.reset(capacity)
+	s.stop, s.ctx = new(atomic.Bool), context.Background()
 	for step := 0; ; step++ {
 		nForced, ok := s.forceFree()
 		for _, i := range s.stack[len(s.stack)-nForced:] {
@@ -101,6 +105,9 @@ func replay(s *searcher, capacity int64, target []int64) string {
 				next = i
 			}
 		}
+		if s.fl.windows && step%13 == 5 && s.windowRefuted(1<<8) {
+			return fmt.Sprintf("step %d: a window refuted the node", step)
+		}
 		cs, ok := s.candidates(step)
 		if !ok {
 			return fmt.Sprintf("step %d: node pruned (prunes so far %v)", step, s.st.prunes)
@@ -117,6 +124,7 @@ func replay(s *searcher, capacity int64, target []int64) string {
 }
 
 func TestKnownPackingsSurvivePruning(t *testing.T) {
+	defer eagerWindows()()
 	rng := rand.New(rand.NewPCG(31, 32))
 	names := append(DefaultOrders(), "TWA-rank", "RZ-rank")
 	opt := Options{NoSplit: true, NoMemo: true} // the replay does not follow splits; the memo needs a search

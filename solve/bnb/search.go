@@ -8,7 +8,7 @@ import (
 
 // flags are the pruning switches of one search, taken from Options.
 type flags struct {
-	sections, dominance, shortcut, memo, split, byOffset, symmetry, alignStacks, canonical bool
+	sections, dominance, shortcut, memo, split, byOffset, symmetry, alignStacks, canonical, windows bool
 }
 
 // searcher runs the canonical depth-first search on one component with one
