@@ -248,10 +248,13 @@ func (s *searcher) branch(depth int) bool {
 			return false
 		}
 		if spent := s.nodes - start; s.fl.windows && spent > nextCheck && k+1 < len(cs) {
-			nextCheck = spent * windowMul
-			if s.windowRefuted(min(windowMaximum, max(windowMinimum, spent/windowDiv))) {
+			refuted, ran := s.windowRefuted(spent)
+			if refuted {
 				s.st.prunes[pruneWindow]++
 				return false
+			}
+			if ran {
+				nextCheck = spent * windowMul
 			}
 			if s.stopping() {
 				return false

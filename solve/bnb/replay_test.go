@@ -105,7 +105,7 @@ func replay(s *searcher, capacity int64, target []int64) string {
 				next = i
 			}
 		}
-		if s.fl.windows && step%13 == 5 && s.windowRefuted(1<<8) {
+		if s.fl.windows && step%13 == 5 && windowsRefute(s) {
 			return fmt.Sprintf("step %d: a window refuted the node", step)
 		}
 		cs, ok := s.candidates(step)
@@ -163,4 +163,10 @@ func TestKnownPackingsSurvivePruning(t *testing.T) {
 			}
 		}
 	}
+}
+
+// windowsRefute runs a window check with a budget of 4096 nodes in all.
+func windowsRefute(s *searcher) bool {
+	refuted, _ := s.windowRefuted(1 << 12)
+	return refuted
 }

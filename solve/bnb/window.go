@@ -19,20 +19,24 @@ package bnb
 // The check runs at a node once its subtree has taken windowAfter nodes (a
 // node that fails fast needs no help), and again each time the subtree has
 // grown windowMul-fold, over windows of 16, 32 and 64 sections with half
-// overlap; each window search gets an eighth of the subtree's nodes so far
-// (between 512 and 65536). Window nodes count against the portfolio's node
+// overlap. The windows share as many nodes as the subtree has taken so far
+// (each at most 65536; when a share would be below 512 the check waits for
+// the subtree to grow), so window work stays about the size of the search
+// it tries to cut short. Window nodes count against the portfolio's node
 // limits, so an order that leans on them gets no more time than another.
-// Tuned on MiniMalloc A–K (decision at 1048576): a first check after 1024
-// or 16384 nodes, budgets of a quarter or a sixteenth, checks every 4-fold
-// growth, and windows of 8–32 or 32–128 sections all decided the eleven in
-// 2.7–4.7 s (one run each), against 2.9 s with these settings.
+// Measured on MiniMalloc A–K (decision at 1048576, one run each): an
+// earlier schedule that gave every window an eighth of the subtree decided
+// the eleven in 2.8 s but spent six window nodes per search node on D at
+// its max-live (an undecided search); sharing one budget decided them in
+// 3.4–3.7 s, and a first check after 1024 or 16384 nodes, checks every
+// 4-fold growth, or windows of 8–32 or 32–128 sections changed the total
+// by less than the run-to-run spread.
 
 var (
 	windowAfter   int64 = 1 << 12 // nodes in a node's subtree before its first check
 	windowMul     int64 = 8       // the next check comes after windowMul times as many
-	windowDiv     int64 = 8       // budget of each window: the subtree's nodes so far / windowDiv,
-	windowMinimum int64 = 1 << 9  // but at least this
-	windowMaximum int64 = 1 << 16 // and at most this
+	windowMinimum int64 = 1 << 9  // smallest budget of one window (else the check waits)
+	windowMaximum int64 = 1 << 16 // largest budget of one window
 )
 
 // windowLengths are the window sizes tried, in sections, shortest first.
@@ -40,7 +44,7 @@ var windowLengths = [...]int32{16, 32, 64}
 
 // windowRefuted reports whether some window of the current state's active
 // unplaced items has no packing.
-func (s *searcher) windowRefuted(budget int64) bool {
+func (s *searcher) windowRefuted(spent int64) (refuted, ran bool) {
 	c := s.c
 	n := int32(c.n)
 	lo, hi := int32(c.nsec), int32(0)
@@ -49,21 +53,34 @@ func (s *searcher) windowRefuted(budget int64) bool {
 			lo, hi = min(lo, c.secLo[i]), max(hi, c.secHi[i])
 		}
 	}
+	// Count the windows, then share the budget among them.
+	var ws [][2]int32
 	for _, l := range windowLengths {
 		if hi-lo <= l {
 			break // the window would be the whole node
 		}
 		for a := lo; a < hi; a += l / 2 {
 			b := min(a+l, hi)
-			if s.windowInfeasible(a, b, budget) {
-				return true
-			}
-			if b == hi || s.stopping() {
+			ws = append(ws, [2]int32{a, b})
+			if b == hi {
 				break
 			}
 		}
 	}
-	return false
+	budget := spent / int64(max(1, len(ws)))
+	if len(ws) == 0 || budget < windowMinimum {
+		return false, false
+	}
+	budget = min(budget, windowMaximum)
+	for _, w := range ws {
+		if s.windowInfeasible(w[0], w[1], budget) {
+			return true, true
+		}
+		if s.stopping() {
+			break
+		}
+	}
+	return false, true
 }
 
 // windowInfeasible searches the active unplaced items that live in sections
