@@ -19,22 +19,28 @@ package bnb
 // The check runs at a node once its subtree has taken windowAfter nodes (a
 // node that fails fast needs no help), and again each time the subtree has
 // grown windowMul-fold, over windows of 16, 32 and 64 sections with half
-// overlap. The windows share as many nodes as the subtree has taken so far
-// (each at most 65536; when a share would be below 512 the check waits for
-// the subtree to grow), so window work stays about the size of the search
-// it tries to cut short. Window nodes count against the portfolio's node
-// limits, so an order that leans on them gets no more time than another.
-// Measured on MiniMalloc A–K (decision at 1048576, one run each): an
-// earlier schedule that gave every window an eighth of the subtree decided
-// the eleven in 2.8 s but spent six window nodes per search node on D at
-// its max-live (an undecided search); sharing one budget decided them in
-// 3.4–3.7 s, and a first check after 1024 or 16384 nodes, checks every
-// 4-fold growth, or windows of 8–32 or 32–128 sections changed the total
-// by less than the run-to-run spread.
+// overlap. The windows of a check share four times as many nodes as the
+// subtree has taken so far (each at most 65536; when a share would be
+// below 512 the check waits for the subtree to grow), so window work stays
+// a bounded multiple of the search it tries to cut short. Window nodes
+// count against the portfolio's node limits, so an order that leans on
+// them gets no more time than another.
+//
+// Measured on MiniMalloc (2 threads): sharing once, four or eight times the
+// subtree decided A–K at 1048576 in 3.4–3.6 s (median of 3); minimising I
+// took 8.1–9.4 s sharing once, 3.4–4.1 s twice, 2.5–3.2 s four times; on D
+// at its max-live (a search that does not end) window nodes were 1.7, 8 and
+// 13 times the search's own; minimising D and J reached the same peaks
+// sharing once or four times. An earlier schedule gave every window an
+// eighth of the subtree, so its cost grew with the number of windows (six
+// window nodes per search node on D). A first check after 1024 or 16384
+// nodes, checks every 4-fold growth, or windows of 8–32 or 32–128 sections
+// changed the decision times by less than the run-to-run spread.
 
 var (
 	windowAfter   int64 = 1 << 12 // nodes in a node's subtree before its first check
 	windowMul     int64 = 8       // the next check comes after windowMul times as many
+	windowShare   int64 = 4       // the windows of a check share windowShare times the subtree's nodes
 	windowMinimum int64 = 1 << 9  // smallest budget of one window (else the check waits)
 	windowMaximum int64 = 1 << 16 // largest budget of one window
 )
@@ -67,7 +73,7 @@ func (s *searcher) windowRefuted(spent int64) (refuted, ran bool) {
 			}
 		}
 	}
-	budget := spent / int64(max(1, len(ws)))
+	budget := spent * windowShare / int64(max(1, len(ws)))
 	if len(ws) == 0 || budget < windowMinimum {
 		return false, false
 	}
