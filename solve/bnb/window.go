@@ -131,8 +131,8 @@ func (s *searcher) windowInfeasible(a, b int32, budget int64) bool {
 	found := sub.solve(0)
 	s.st.WindowNodes += sub.nodes
 	s.nodes += sub.nodes // the portfolio's node limits count window work too
-	if s.limit > 0 && s.nodes >= s.limit {
-		s.aborted = true
+	if s.limit > 0 && s.nodes >= s.limit || sub.aborted && (s.stop.Load() || s.ctx.Err() != nil) {
+		s.aborted = true // out of nodes, stopped or cancelled: stop at once
 	}
 	return !found && !sub.aborted
 }
