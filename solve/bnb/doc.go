@@ -13,9 +13,11 @@
 // solving of time-disjoint groups of unplaced items, symmetry breaking of
 // identical items (same lifetime, size and alignment: placed in static
 // order), aligned stacks (the aligned items of a section need their sizes
-// rounded up to the alignment unit but the topmost's padding), and a table
-// of failed states. Every technique can be switched
-// off in Options to measure it.
+// rounded up to the alignment unit but the topmost's padding), window
+// refutation (a node whose subtree has grown large is refuted when the
+// unplaced items of a stretch of sections, searched alone and clipped to
+// it, have no packing: window.go), and a table of failed states. Every
+// technique can be switched off in Options to measure it.
 //
 // Decide runs a portfolio of static orders (named by key letters, see
 // staticOrder; which one wins differs by orders of magnitude from instance
