@@ -49,7 +49,10 @@ var (
 var windowLengths = [...]int32{16, 32, 64}
 
 // windowRefuted reports whether some window of the current state's active
-// unplaced items has no packing.
+// unplaced items has no packing, given the nodes the node's subtree has
+// taken so far, and whether the check ran at all (it waits while a
+// window's share of the budget would be below windowMinimum). Window
+// searches may check windows of their own.
 func (s *searcher) windowRefuted(spent int64) (refuted, ran bool) {
 	c := s.c
 	n := int32(c.n)
