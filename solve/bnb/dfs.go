@@ -12,6 +12,7 @@ const checkEvery = 1 << 8
 func (s *searcher) tick() bool {
 	s.st.Nodes++
 	s.nodes++
+	s.own++
 	if s.nodes&(checkEvery-1) == 0 {
 		if s.stop.Load() || s.ctx.Err() != nil || (s.limit > 0 && s.nodes >= s.limit) {
 			s.aborted = true
@@ -228,7 +229,7 @@ func (s *searcher) branch(depth int) bool {
 		return false
 	}
 	saveOff, saveRank := s.lastOff, s.lastRank
-	start, nextCheck := s.nodes, windowAfter
+	start, nextCheck := s.own, windowAfter
 	for k := range cs {
 		cd := cs[k]
 		if s.place(cd.it, cd.off) {
@@ -247,7 +248,7 @@ func (s *searcher) branch(depth int) bool {
 		if s.stopping() {
 			return false
 		}
-		if spent := s.nodes - start; s.fl.windows && spent > nextCheck && k+1 < len(cs) {
+		if spent := s.own - start; s.fl.windows && spent > nextCheck && k+1 < len(cs) {
 			refuted, ran := s.windowRefuted(spent)
 			if refuted {
 				s.st.prunes[pruneWindow]++

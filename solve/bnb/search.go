@@ -72,7 +72,9 @@ type searcher struct {
 	splits  int     // split counter (ids)
 
 	nodes, limit int64
-	maxPlaced    int // deepest state reached (placed items), for diagnostics
+	own          int64 // nodes of this search alone (nodes also counts window searches)
+	windowWork   int64 // nodes of this search's window searches
+	maxPlaced    int   // deepest state reached (placed items), for diagnostics
 	aborted      bool
 	stop         *atomic.Bool
 	ctx          context.Context

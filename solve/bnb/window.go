@@ -20,27 +20,31 @@ package bnb
 // node that fails fast needs no help), and again each time the subtree has
 // grown windowMul-fold, over windows of 16, 32 and 64 sections with half
 // overlap. The windows of a check share four times as many nodes as the
-// subtree has taken so far (each at most 65536; when a share would be
-// below 512 the check waits for the subtree to grow), so window work stays
-// a bounded multiple of the search it tries to cut short. Window nodes
-// count against the portfolio's node limits, so an order that leans on
-// them gets no more time than another.
+// subtree has taken so far (each at most 65536), and all window searches
+// of a search together take at most four times its own nodes: every node
+// above a large subtree checks it, which would otherwise multiply the cost
+// by the depth. A check waits while a window's share would be below 512.
+// Window nodes count against the portfolio's node limits, so an order that
+// leans on them gets no more time than another.
 //
 // Measured on MiniMalloc (2 threads): sharing once, four or eight times the
-// subtree decided A–K at 1048576 in 3.4–3.6 s (median of 3); minimising I
-// took 8.1–9.4 s sharing once, 3.4–4.1 s twice, 2.5–3.2 s four times; on D
-// at its max-live (a search that does not end) window nodes were 1.7, 8 and
-// 13 times the search's own; minimising D and J reached the same peaks
-// sharing once or four times. An earlier schedule gave every window an
-// eighth of the subtree, so its cost grew with the number of windows (six
-// window nodes per search node on D). A first check after 1024 or 16384
-// nodes, checks every 4-fold growth, or windows of 8–32 or 32–128 sections
-// changed the decision times by less than the run-to-run spread.
+// subtree per check (no overall cap) decided A–K at 1048576 in 3.4–3.6 s
+// (median of 3); minimising I took 8.1–9.4 s sharing once, 2.5–3.2 s four
+// times; but window nodes reached 8–13 times the search's own on D at its
+// max-live and 37 times on K with alignment 65536 at its bound (searches
+// that do not end). The overall cap of four keeps that at 3.8 times (K),
+// decides A–K faster (I 1.4 s) and minimises I in 2.6–2.8 s; a cap of
+// eight gave the same times at 7.7 times the work. An earlier schedule
+// gave every window an eighth of the subtree, so its cost grew with the
+// number of windows. A first check after 1024 or 16384 nodes, checks every
+// 4-fold growth, or windows of 8–32 or 32–128 sections changed the
+// decision times by less than the run-to-run spread.
 
 var (
 	windowAfter   int64 = 1 << 12 // nodes in a node's subtree before its first check
 	windowMul     int64 = 8       // the next check comes after windowMul times as many
 	windowShare   int64 = 4       // the windows of a check share windowShare times the subtree's nodes
+	windowCap     int64 = 4       // all window searches together: at most windowCap times the search's own nodes (0: no cap)
 	windowMinimum int64 = 1 << 9  // smallest budget of one window (else the check waits)
 	windowMaximum int64 = 1 << 16 // largest budget of one window
 )
@@ -76,8 +80,19 @@ func (s *searcher) windowRefuted(spent int64) (refuted, ran bool) {
 			}
 		}
 	}
-	budget := spent * windowShare / int64(max(1, len(ws)))
-	if len(ws) == 0 || budget < windowMinimum {
+	if len(ws) == 0 {
+		return false, false
+	}
+	// Each check may spend windowShare times the subtree's nodes, and all
+	// checks together at most windowCap times the search's own nodes: the
+	// nodes above a large subtree all check it, which would otherwise
+	// multiply the cost by the depth.
+	budget := spent * windowShare
+	if windowCap > 0 {
+		budget = min(budget, windowCap*s.own-s.windowWork)
+	}
+	budget /= int64(len(ws))
+	if budget < windowMinimum {
 		return false, false
 	}
 	budget = min(budget, windowMaximum)
@@ -133,6 +148,7 @@ func (s *searcher) windowInfeasible(a, b int32, budget int64) bool {
 	sub.limit = budget
 	found := sub.solve(0)
 	s.st.WindowNodes += sub.nodes
+	s.windowWork += sub.nodes
 	s.nodes += sub.nodes // the portfolio's node limits count window work too
 	if s.limit > 0 && s.nodes >= s.limit || sub.aborted && (s.stop.Load() || s.ctx.Err() != nil) {
 		s.aborted = true // out of nodes, stopped or cancelled: stop at once

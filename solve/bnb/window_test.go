@@ -15,9 +15,9 @@ import (
 // child, over short windows, so that small instances exercise it; the
 // returned function restores the defaults.
 func eagerWindows() func() {
-	after, lengths, minimum := windowAfter, windowLengths, windowMinimum
-	windowAfter, windowLengths, windowMinimum = 0, [...]int32{2, 4, 8}, 1
-	return func() { windowAfter, windowLengths, windowMinimum = after, lengths, minimum }
+	after, lengths, minimum, capped := windowAfter, windowLengths, windowMinimum, windowCap
+	windowAfter, windowLengths, windowMinimum, windowCap = 0, [...]int32{2, 4, 8}, 1, 0
+	return func() { windowAfter, windowLengths, windowMinimum, windowCap = after, lengths, minimum, capped }
 }
 
 // TestWindowsAgreeWithout decides random instances of 12–31 buffers at
