@@ -76,14 +76,14 @@ func (r *race) stats(name string, st any) {
 	r.s.res.Stats.engine(name, st)
 }
 
-// runExact closes the gap with the exact engines (methods auto, exact, bnb,
-// sat): a decision at the pool's capacity when it has one, else
-// minimisation from the best heuristic plan down to the lower bound.
 // atBound reports whether the best plan so far meets the lower bound.
 func (s *solver) atBound() bool {
 	return s.res.Plan != nil && s.res.Peak <= s.res.LowerBound
 }
 
+// runExact closes the gap with the exact engines (methods auto, exact, bnb,
+// sat): a decision at the pool's capacity when it has one, else
+// minimisation from the best heuristic plan down to the lower bound.
 func (s *solver) runExact(ctx context.Context) error {
 	useBnB, useSAT := s.engines()
 	if !useBnB && !useSAT || ctx.Err() != nil {
