@@ -61,7 +61,7 @@ func coarseLevels(p *model.Problem) []int64 {
 			break
 		}
 		for i := range p.Buffers {
-			if plainBuffer(p, whole, i) && a%p.Buffers[i].AlignmentIn(pool) == 0 && p.Buffers[i].AlignmentIn(pool) < a {
+			if restrictable(p, whole, i, a) && p.Buffers[i].AlignmentIn(pool) < a {
 				levels = append(levels, a)
 				break
 			}
@@ -100,13 +100,12 @@ func (s *solver) alignedFirst(ctx context.Context) (*model.Problem, error) {
 	if err != nil || r.Plan == nil {
 		return nil, err
 	}
-	q := *p
-	q.Buffers = append([]model.Buffer(nil), p.Buffers...)
+	q := ownBuffers(p)
 	for k, i := range idx {
 		off := r.Plan.Placements[k].Offset
 		q.Buffers[i].Pin = &off
 	}
-	return &q, nil
+	return q, nil
 }
 
 // plainBuffer reports whether buffer i may be restricted: positive size, no
@@ -117,20 +116,32 @@ func plainBuffer(p *model.Problem, whole []bool, i int) bool {
 	return b.Size > 0 && b.Pin == nil && len(b.Gaps) == 0 && b.Hint == nil && whole[i]
 }
 
-// restrict returns a copy of p whose plain buffers are aligned to a (their
-// alignment divides a); the buffers keep their order, so a plan of the copy
-// is a plan of p.
-func restrict(p *model.Problem, a int64) *model.Problem {
+// restrictable reports whether buffer i may be aligned to a: a plain
+// buffer whose alignment divides a.
+func restrictable(p *model.Problem, whole []bool, i int, a int64) bool {
+	return plainBuffer(p, whole, i) && a%p.Buffers[i].AlignmentIn(&p.PoolList()[0]) == 0
+}
+
+// ownBuffers returns a shallow copy of p with its own buffer slice, to be
+// changed without touching p; the buffers keep their order, so a plan of
+// the copy is a plan of p.
+func ownBuffers(p *model.Problem) *model.Problem {
 	q := *p
 	q.Buffers = append([]model.Buffer(nil), p.Buffers...)
-	pool := &p.PoolList()[0]
+	return &q
+}
+
+// restrict returns a copy of p whose restrictable buffers are aligned to a,
+// so a plan of the copy is a plan of p.
+func restrict(p *model.Problem, a int64) *model.Problem {
+	q := ownBuffers(p)
 	whole := wholeBuffers(p)
 	for i := range q.Buffers {
-		if plainBuffer(p, whole, i) && a%q.Buffers[i].AlignmentIn(pool) == 0 {
+		if restrictable(p, whole, i, a) {
 			q.Buffers[i].Align = a
 		}
 	}
-	return &q
+	return q
 }
 
 // coarseRun is one restriction tried, for the statistics.
