@@ -248,18 +248,8 @@ func (s *searcher) branch(depth int) bool {
 		if s.stopping() {
 			return false
 		}
-		if spent := s.own - start; s.fl.windows && spent > nextCheck && k+1 < len(cs) {
-			refuted, ran := s.windowRefuted(spent)
-			if refuted {
-				s.st.prunes[pruneWindow]++
-				return false
-			}
-			if ran {
-				nextCheck = spent * windowMul
-			}
-			if s.stopping() {
-				return false
-			}
+		if s.fl.windows && k+1 < len(cs) && s.windowCheck(start, &nextCheck) {
+			return false
 		}
 	}
 	return false

@@ -72,8 +72,8 @@ type searcher struct {
 	splits  int     // split counter (ids)
 
 	nodes, limit int64
-	own          int64 // nodes of this search alone (nodes also counts window searches)
-	windowWork   int64 // nodes of this search's window searches
+	own          int64 // nodes of this search alone, for its whole life (nodes also counts window searches and restarts each round)
+	windowWork   int64 // nodes of this search's window searches, for its whole life (st's counters are emptied after each decision)
 	maxPlaced    int   // deepest state reached (placed items), for diagnostics
 	aborted      bool
 	stop         *atomic.Bool

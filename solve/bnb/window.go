@@ -52,6 +52,26 @@ var (
 // windowLengths are the window sizes tried, in sections, shortest first.
 var windowLengths = [...]int32{16, 32, 64}
 
+// windowCheck runs a window check at a node whose subtree started at own
+// node count start, when the subtree has passed *next nodes, and moves
+// *next on when the check ran. It reports whether the node is done: a
+// window refuted it, or the search is stopping.
+func (s *searcher) windowCheck(start int64, next *int64) bool {
+	spent := s.own - start
+	if spent <= *next {
+		return false
+	}
+	refuted, ran := s.windowRefuted(spent)
+	if refuted {
+		s.st.prunes[pruneWindow]++
+		return true
+	}
+	if ran {
+		*next = spent * windowMul
+	}
+	return s.stopping()
+}
+
 // windowRefuted reports whether some window of the current state's active
 // unplaced items has no packing, given the nodes the node's subtree has
 // taken so far, and whether the check ran at all (it waits while a
