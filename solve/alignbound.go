@@ -22,12 +22,21 @@ type AlignBoundResult struct {
 	// Section is the bound before rounding up to the grid; Grid is the
 	// grid when the rounding raised it (else 0).
 	Section, Grid int64
+	// Pair is set when the two-time bound (pairbound.go) is the strongest:
+	// at times At and At2, Both bytes live at both and the aligned buffers
+	// live at only one of them need Union bytes of address space together.
+	Pair             bool
+	At2, Both, Union int64
 }
 
 // Detail explains the bound in one sentence.
 func (r AlignBoundResult) Detail() string {
 	d := "the largest total size of buffers live at one time"
-	if r.Level != 0 {
+	switch {
+	case r.Pair:
+		d = fmt.Sprintf("at times %d and %d, %d bytes are live at both, and the buffers aligned to multiples of %d live at only one of them need at least %d bytes of address space together (max-live %d)",
+			r.At, r.At2, r.Both, r.Level, r.Union, r.MaxLive)
+	case r.Level != 0:
 		d = fmt.Sprintf("at time %d, %d buffers aligned to multiples of %d: each takes whole %d-byte blocks except the topmost (max-live %d)",
 			r.At, r.Items, r.Level, r.Level, r.MaxLive)
 	}
@@ -166,7 +175,9 @@ func AlignBound(p *model.Problem) AlignBoundResult {
 	events := make([]event, 0, 2*len(pieces))
 	aligned := false
 	items := make([]alignItem, len(pieces))
+	starts, ends := make([]int64, len(pieces)), make([]int64, len(pieces))
 	for k, pc := range pieces {
+		starts[k], ends[k] = pc.Start, pc.End
 		it := alignItem{size: pc.Bytes, align: 1}
 		if b := &p.Buffers[pc.Buffer]; whole[pc.Buffer] && pc.Bytes == b.Size {
 			it.align, it.whole = b.AlignmentIn(&pools[0]), true
@@ -227,6 +238,10 @@ func AlignBound(p *model.Problem) AlignBoundResult {
 			best = lb
 			res.Level, res.At, res.Items = level, t, n
 		}
+	}
+	if pr := pairBound(starts, ends, items, best); pr.lb > best {
+		best = pr.lb
+		res.Pair, res.Level, res.At, res.At2, res.Both, res.Union = true, pr.level, pr.t1, pr.t2, pr.both, pr.cost
 	}
 	res.Section = best
 	if g := gridOf(p); best%g != 0 && best <= math.MaxInt64-g {
