@@ -3,6 +3,12 @@
 // engines while time remains, verify the result, and report the plan with
 // its peak, lower bound, gap and proof status.
 //
+// The lower bound starts at max-live, raised with alignments (AlignBound):
+// at one time, aligned buffers waste the padding of their last blocks that
+// other bytes cannot fill (alignbound.go); across two times, a buffer live
+// at both keeps its offset, so it must avoid the union of the aligned
+// buffers live at only one of them (pairbound.go).
+//
 // When some buffers have large alignments, the minimisation first solves
 // restrictions of the problem (coarse.go: the plain buffers aligned to a
 // coarser grid, or the largely aligned buffers pinned where they pack
