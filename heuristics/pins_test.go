@@ -15,11 +15,11 @@ import (
 func pinAt(v int64) *int64 { return &v }
 
 // holePlanners are the planners that must use the holes below and between
-// pins (skyline and freelist reserve above them by design).
+// pins (freelist reserves above them by design).
 func holePlanners() []string {
 	var out []string
 	for _, name := range Names() {
-		if strings.HasPrefix(name, "greedy-") || strings.HasPrefix(name, "firstfit-") || name == "lowfirst" {
+		if strings.HasPrefix(name, "greedy-") || strings.HasPrefix(name, "firstfit-") || strings.HasPrefix(name, "skyline") || name == "lowfirst" {
 			out = append(out, name)
 		}
 	}
