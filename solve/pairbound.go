@@ -42,10 +42,10 @@ import (
 //
 // The bound only grows when a time's live set grows (a piece added to
 // both, to X or to Y never shrinks the union), so only the times at which
-// pieces start are paired. Pairs are taken nearest first, under a budget
-// of work (pairWork steps and pairStates memoised states per pair), so the
-// bound stays cheap on large problems; what the budget skips only leaves
-// the bound lower.
+// pieces start are paired. Pairs are taken nearest first, under budgets of
+// work (the constants below), so the bound stays cheap on large problems;
+// a pair whose search would be too large gets the block relaxation
+// (blockUnion), and what the budgets skip only leaves the bound lower.
 
 // Limits of the two-time bound.
 const (
@@ -65,7 +65,7 @@ type pairResult struct {
 }
 
 // pairBound returns the strongest two-time bound (see above) above best,
-// or a zero result. items[k] belongs to pieces[k].
+// or a zero result. Piece k (items[k]) is live on [starts[k], ends[k]).
 func pairBound(starts, ends []int64, items []alignItem, best int64) pairResult {
 	var res pairResult
 	var levels []int64
@@ -106,9 +106,8 @@ func pairBound(starts, ends []int64, items []alignItem, best int64) pairResult {
 		for i := 0; i+d < len(times) && work < pairWork; i++ {
 			j := i + d
 			t1, t2 := times[i], times[j]
-			var both, load1 int64
+			var both int64
 			for _, k := range live[i] {
-				load1 += items[k].size
 				if ends[k] > t2 {
 					both += items[k].size
 				}
