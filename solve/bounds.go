@@ -14,7 +14,7 @@ import (
 // Bound is a proven lower bound on the peak and how it was proven.
 type Bound struct {
 	LowerBound int64  `json:"lower_bound"`
-	Method     string `json:"method"` // max-live, align, bnb or sat
+	Method     string `json:"method"` // max-live, align, bnb, window or sat
 	Detail     string `json:"detail"` // how it was proven
 	// Optimal is set when a plan with peak == LowerBound was found too.
 	Optimal bool           `json:"optimal"`
@@ -23,7 +23,7 @@ type Bound struct {
 
 // ProveBound tries to raise the lower bound of a single-pool problem before
 // ctx ends (opt.TimeLimit applies). It starts from AlignBound (max-live, or
-// the alignment bound, Method "align", when that is higher). Two provers
+// the alignment bound, Method "align", when that is higher). Three provers
 // race:
 //
 //   - the branch-and-bound decides capacity C = the current bound; a
@@ -32,7 +32,9 @@ type Bound struct {
 //     pushed-down plan's peak is one); a plan at C ends the climb (the bound
 //     is then the optimum);
 //   - the SAT engine refutes time windows and rounded-down relaxations
-//     (encode.ProveLowerBound).
+//     (encode.ProveLowerBound);
+//   - the branch-and-bound minimises clipped time windows of a few sections
+//     (windowbound.go): a window's optimum bounds the whole problem.
 //
 // The larger proven bound wins.
 func ProveBound(ctx context.Context, p *model.Problem, opt Options) (*Bound, error) {
@@ -83,6 +85,30 @@ func ProveBound(ctx context.Context, p *model.Problem, opt Options) (*Bound, err
 			if climbBound(ctx, p, opt, &mu, b, raise) {
 				cancel() // a plan at the bound ends the SAT prover too
 			}
+		}()
+	}
+	if !opt.NoBnB {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Held back, so that what the climb proves at once (a plan at
+			// max-live on most traces) does not share the cores with it.
+			t := time.NewTimer(windowDelay)
+			defer t.Stop()
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			current := func() int64 {
+				mu.Lock()
+				defer mu.Unlock()
+				return b.LowerBound
+			}
+			n := windowBound(ctx, p, opt, current, raise)
+			mu.Lock()
+			b.Stats["windows"] = n
+			mu.Unlock()
 		}()
 	}
 	wg.Wait()

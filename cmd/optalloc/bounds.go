@@ -21,11 +21,16 @@ smaller peak. Components are groups of buffers that no time point separates;
 sections are the maximal sets of buffers live together.
 
 --prove also prints: lower_bound=N method=M — the best bound proven within
---time-limit and how (M is max-live, bnb or sat; a line "proof: ..." says how).
+--time-limit and how (a line "proof: ..." says how). M is max-live; align (the
+alignment bound: padding at one time, or aligned buffers that cannot share
+blocks across two times); bnb (the whole problem refuted at the bound below);
+window (the branch-and-bound's minimum of the buffers of a short stretch of
+time, clipped to it: every plan of the problem is a plan of the window); or
+sat (a SAT refutation of a window or a rounded-down relaxation).
 When the branch-and-bound finds a plan at the bound, it adds optimal=true.`,
 		flags: func(fs *pflag.FlagSet) {
 			fs.Bool("json", false, "print the figures as JSON on stdout")
-			fs.Bool("prove", false, "try to raise the bound: branch-and-bound refutations and SAT window/relaxation proofs")
+			fs.Bool("prove", false, "try to raise the bound: branch-and-bound refutations and window minima, SAT window/relaxation proofs")
 			fs.Duration("time-limit", 10*time.Second, "with --prove: stop after this long")
 			fs.Int("threads", 0, "with --prove: concurrent workers (0 = all cores)")
 		},
