@@ -10,7 +10,6 @@
 // finds the smallest sum exactly, by a memoised search over blocks from the
 // bottom (no height limit, which can only lower the minimum); Relaxed is a
 // cheap lower bound on it and Stacked the union of one placement (an upper
-// bound). The lower bounds of solve (the two-time alignment bound) and the
-// branch-and-bound's pair check use them: bytes that must avoid both sets
-// need room beside the union.
+// bound). solve's two-time alignment bound uses them: bytes live at both
+// times must avoid both sets, so they need room beside the union.
 package blockunion
