@@ -59,9 +59,8 @@ func aligned(p *model.Problem) bool {
 // branch-and-bound until ctx ends or every window was tried, and calls
 // raise with every lower bound of a window it proves (its optimum when the
 // minimisation finished) that is above current(). Problems with alias
-// groups or gaps are skipped (their
-// clipped footprints are not plain rectangles). It returns the number of
-// windows tried.
+// groups or gaps are skipped (their clipped footprints are not plain
+// rectangles). It returns the number of windows tried.
 func windowBound(ctx context.Context, p *model.Problem, opt Options, current func() int64, raise func(lb int64, method, how string)) int {
 	for i := range p.Buffers {
 		if b := &p.Buffers[i]; b.Alias != nil || len(b.Gaps) > 0 {
