@@ -65,13 +65,13 @@ type pairResult struct {
 	both, cost int64 // bytes live at both times, the smallest union
 }
 
-// pairBound returns the strongest two-time bound (see above) above best,
-// or a zero result. Piece k (items[k]) is live on [starts[k], ends[k]).
+// pairBound returns the strongest two-time bound (see above); its lb is at
+// most best when no pair beats best. Piece k (items[k]) is live on [starts[k], ends[k]).
 func pairBound(starts, ends []int64, items []alignItem, best int64) pairResult {
 	var res pairResult
 	var levels []int64
 	for _, it := range items {
-		if it.whole && it.align > 1 && it.size > 0 && !slices.Contains(levels, it.align) {
+		if it.whole && it.align > 1 && !slices.Contains(levels, it.align) {
 			levels = append(levels, it.align)
 		}
 	}
@@ -102,7 +102,19 @@ func pairBound(starts, ends []int64, items []alignItem, best int64) pairResult {
 	}
 	work, states := 0, 0
 	memo := blockunion.Cache{}
+	res.lb = best // only a stronger bound replaces it
 	var xs, ys []int64
+	// rigid collects the sizes of the A-items of list that keep says.
+	rigid := func(dst []int64, list []int, A int64, keep func(k int) bool) ([]int64, int64) {
+		var sum int64
+		for _, k := range list {
+			if it := items[k]; it.whole && it.align%A == 0 && keep(k) {
+				dst = append(dst, it.size)
+				sum += it.size
+			}
+		}
+		return dst, sum
+	}
 	for d := 1; d < len(times) && work < pairWork; d++ {
 		for i := 0; i+d < len(times) && work < pairWork; i++ {
 			j := i + d
@@ -115,24 +127,13 @@ func pairBound(starts, ends []int64, items []alignItem, best int64) pairResult {
 			}
 			work += len(live[i]) + len(live[j])
 			for _, A := range levels {
-				xs, ys = xs[:0], ys[:0]
 				var sx, sy int64
-				for _, k := range live[i] {
-					if it := items[k]; ends[k] <= t2 && it.whole && it.size > 0 && it.align%A == 0 {
-						xs = append(xs, it.size)
-						sx += it.size
-					}
-				}
-				for _, k := range live[j] {
-					if it := items[k]; starts[k] > t1 && it.whole && it.size > 0 && it.align%A == 0 {
-						ys = append(ys, it.size)
-						sy += it.size
-					}
-				}
+				xs, sx = rigid(xs[:0], live[i], A, func(k int) bool { return ends[k] <= t2 })
+				ys, sy = rigid(ys[:0], live[j], A, func(k int) bool { return starts[k] > t1 })
 				if len(xs) == 0 || len(ys) == 0 || both > math.MaxInt64/4 || sx > math.MaxInt64/4 || sy > math.MaxInt64/4 {
 					continue
 				}
-				if both+sx+sy <= max(best, res.lb) || both+blockunion.Stacked(xs, ys, A) <= max(best, res.lb) {
+				if both+sx+sy <= res.lb || both+blockunion.Stacked(xs, ys, A) <= res.lb {
 					continue // a placement with this union exists: cannot beat the best
 				}
 				u, ok := int64(0), false
@@ -144,7 +145,7 @@ func pairBound(starts, ends []int64, items []alignItem, best int64) pairResult {
 				if !ok {
 					u = blockunion.Relaxed(xs, ys, A) // a relaxation: still a bound
 				}
-				if lb := both + u; lb > max(best, res.lb) {
+				if lb := both + u; lb > res.lb {
 					res = pairResult{lb: lb, t1: t1, t2: t2, level: A, both: both, cost: u}
 				}
 			}

@@ -59,11 +59,12 @@ func runUnion(xs, ys []int64, A int64) int64 {
 func Relaxed(xs, ys []int64, A int64) int64 {
 	bag := func(sizes []int64) (full int64, parts []int64) {
 		for _, v := range sizes {
-			full += (v - 1) / A
-			if r := v - (v-1)/A*A; r == A {
-				full++
+			n, last := blocksOf(v, A)
+			if last == A {
+				full += n
 			} else {
-				parts = append(parts, r)
+				full += n - 1
+				parts = append(parts, last)
 			}
 		}
 		slices.Sort(parts)
@@ -98,11 +99,12 @@ func Relaxed(xs, ys []int64, A int64) int64 {
 	return u
 }
 
-// Cache is Min with a cache keyed by the two multisets (and A). It also
-// returns the number of states the search took (0 from the cache).
+// Cache remembers the answers of Min, keyed by the two multisets and A.
 type Cache map[string]int64
 
-// Min returns Min(xs, ys, A, maxStates) from the cache or computes it.
+// Min returns Min(xs, ys, A, maxStates) from the cache or computes and
+// remembers it; the number of states is 0 for a remembered answer. It sorts
+// xs and ys.
 func (memo Cache) Min(xs, ys []int64, A int64, maxStates int) (int64, int, bool) {
 	slices.Sort(xs)
 	slices.Sort(ys)
@@ -173,11 +175,18 @@ type unionSearch struct {
 	maxStates int
 }
 
+// blocksOf returns the number of A-blocks an item of v > 0 bytes covers
+// and the bytes it covers of the last one (1..A).
+func blocksOf(v, A int64) (n, last int64) {
+	n = (v + A - 1) / A
+	return n, v - (n-1)*A
+}
+
+// types groups sorted sizes into item types.
 func (u *unionSearch) types(sizes []int64) []itemType {
 	var ts []itemType
 	for _, s := range sizes {
-		c := (s + u.A - 1) / u.A
-		last := s - (c-1)*u.A
+		c, last := blocksOf(s, u.A)
 		if n := len(ts); n > 0 && ts[n-1].blocks == int(c) && ts[n-1].last == last {
 			ts[n-1].left++
 			continue
