@@ -67,57 +67,42 @@ func windowBound(ctx context.Context, p *model.Problem, opt Options, current fun
 			return 0
 		}
 	}
-	var times []int64
-	for i := range p.Buffers {
-		times = append(times, p.Buffers[i].Start, p.Buffers[i].End)
-	}
-	slices.Sort(times)
-	times = slices.Compact(times)
-	// load[k]: the bytes live in [times[k], times[k+1]).
-	load := make([]int64, len(times))
-	for i := range p.Buffers {
-		b := &p.Buffers[i]
-		s, _ := slices.BinarySearch(times, b.Start)
-		e, _ := slices.BinarySearch(times, b.End)
-		load[s] += b.Size
-		load[e] -= b.Size
-	}
-	for k := 1; k < len(load); k++ {
-		load[k] += load[k-1]
-	}
+	// Windows are runs of the sweep's slots (the elementary intervals with
+	// something live), ranked by their max-live.
+	slots := p.ComputeSweep().Slots
 	type window struct {
-		i, j int   // times[i] to times[j]
-		live int64 // its max-live (or alignment bound): the likeliest to need much go first
+		a, b  int64 // [a, b)
+		bound int64 // its max-live or alignment bound: the likeliest to need much go first
 	}
 	var ws []window
-	seen := map[[2]int]bool{}
 	for _, w := range windowSizes {
-		if w >= len(times)-1 {
+		if w >= len(slots) {
 			break // the whole problem: that is climbBound's work
 		}
-		for i := 0; i+w < len(times); i += max(1, w/2) {
+		for i := 0; i+w <= len(slots); i += max(1, w/2) {
 			if ctx.Err() != nil {
 				return 0
 			}
-			if seen[[2]int{i, i + w}] {
-				continue
+			var live int64
+			for _, sl := range slots[i : i+w] {
+				live = max(live, sl.Load)
 			}
-			seen[[2]int{i, i + w}] = true
-			ws = append(ws, window{i, i + w, slices.Max(load[i : i+w])})
+			ws = append(ws, window{slots[i].Start, slots[i+w-1].End, live})
 		}
 	}
 	// With alignments the windows' own alignment bounds rank them better
 	// (on MiniMalloc K with alignment, max-live ties everywhere), when the
-	// clipping stays cheap.
-	if aligned(p) && len(ws)*len(p.Buffers) <= windowRankWork {
+	// clipping stays cheap; else each window's is taken when it is tried.
+	alignedRank := aligned(p) && len(ws)*len(p.Buffers) <= windowRankWork
+	if alignedRank {
 		for k := range ws {
 			if ctx.Err() != nil {
 				return 0
 			}
-			ws[k].live = AlignBound(clip(p, times[ws[k].i], times[ws[k].j])).LowerBound
+			ws[k].bound = AlignBound(clip(p, ws[k].a, ws[k].b)).LowerBound
 		}
 	}
-	slices.SortStableFunc(ws, func(x, y window) int { return cmp.Compare(y.live, x.live) })
+	slices.SortStableFunc(ws, func(x, y window) int { return cmp.Compare(y.bound, x.bound) })
 	bo := opt.BnB
 	bo.Threads, bo.Seed = 1, opt.Seed
 	tried := 0
@@ -126,11 +111,15 @@ func windowBound(ctx context.Context, p *model.Problem, opt Options, current fun
 			break
 		}
 		tried++
-		a, b := times[w.i], times[w.j]
+		a, b := w.a, w.b
 		q := clip(p, a, b)
+		bound := w.bound
+		if aligned(p) && !alignedRank {
+			bound = AlignBound(q).LowerBound
+		}
 		wctx, cancel := context.WithTimeout(ctx, windowTime)
 		t := time.Now()
-		_, lb, _, err := bnb.Minimise(wctx, q, nil, AlignBound(q).LowerBound, bo, nil)
+		_, lb, _, err := bnb.Minimise(wctx, q, nil, bound, bo, nil)
 		cancel()
 		if err == nil && lb > current() {
 			raise(lb, "window", fmt.Sprintf("the %d buffers live in [%d, %d), clipped to it, need at least %d (proven by the branch-and-bound on that window in %.2fs)",
