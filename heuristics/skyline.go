@@ -111,11 +111,11 @@ func (s *Skyline) order(ctx context.Context, its []item) ([]int64, []int32, erro
 		}
 	}
 	pins := pinsInLifetimes(its, rs, re)
-	var seen, cleared []int64
+	var seen, cleared []int64 // cleared[k]: clearPins' answer at skyline height seen[k] (-1: none yet)
 	if pins != nil {
 		seen, cleared = make([]int64, n), make([]int64, n)
-		for k := range cleared {
-			cleared[k] = -1
+		for k := range seen {
+			seen[k] = -1
 		}
 	}
 	for ; left > 0; left-- {
@@ -131,8 +131,7 @@ func (s *Skyline) order(ctx context.Context, its []item) ([]int64, []int32, erro
 			}
 			h := its[k].up(raw[k])
 			if pins != nil {
-				// cleared[k] holds the last answer for the skyline height seen[k].
-				if seen[k] != raw[k] || cleared[k] < 0 {
+				if seen[k] != raw[k] {
 					seen[k], cleared[k] = raw[k], clearPins(its, k, h, pins[k])
 				}
 				h = cleared[k]
