@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/optalloc/optalloc/encode"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve/bnb"
 )
@@ -105,6 +106,7 @@ func windowBound(ctx context.Context, p *model.Problem, opt Options, current fun
 	slices.SortStableFunc(ws, func(x, y window) int { return cmp.Compare(y.bound, x.bound) })
 	bo := opt.BnB
 	bo.Threads, bo.Seed = 1, opt.Seed
+	g := gridOf(p)
 	tried := 0
 	for _, w := range ws {
 		if ctx.Err() != nil {
@@ -119,14 +121,57 @@ func windowBound(ctx context.Context, p *model.Problem, opt Options, current fun
 		}
 		wctx, cancel := context.WithTimeout(ctx, windowTime)
 		t := time.Now()
-		_, lb, _, err := bnb.Minimise(wctx, q, nil, bound, bo, nil)
+		plan, lb, _, err := bnb.Minimise(wctx, q, nil, bound, bo, nil)
 		cancel()
-		if err == nil && lb > current() {
-			raise(lb, "window", fmt.Sprintf("the %d buffers live in [%d, %d), clipped to it, need at least %d (proven by the branch-and-bound on that window in %.2fs)",
-				len(q.Buffers), a, b, lb, time.Since(t).Seconds()))
+		if err != nil {
+			continue
+		}
+		what := fmt.Sprintf("the %d buffers live in [%d, %d), clipped to it, need", len(q.Buffers), a, b)
+		if lb > current() {
+			raise(lb, "window", fmt.Sprintf("%s at least %d (proven by the branch-and-bound on that window in %.2fs)", what, lb, time.Since(t).Seconds()))
+		}
+		if !opt.NoSAT && plan != nil && lb < plan.Peak(q) && plan.Peak(q) > current() {
+			satWindow(ctx, q, opt, g, plan.Peak(q), current, func(lb int64, how string) { raise(lb, "window", what+" "+how) })
 		}
 	}
 	return tried
+}
+
+// satWindow raises the bound with SAT refutations of the clipped window q,
+// whose best known plan has peak ub: a capacity x at or above the current
+// bound that q cannot fit proves the problem's peak exceeds x, so the bound
+// rises to the next multiple of g. The capacities asked gallop upwards
+// after a refutation (the step doubles) and back down after a fit (it
+// halves), always below ub, until the current bound itself fits or a call
+// runs out of time. MiniMalloc K with alignment 65536: the 43 buffers
+// live in [540672, 605184) are refuted up to 1 167 360 in about 0.3 s
+// per call, where the branch-and-bound does not refute 1 152 000 in 20 s.
+func satWindow(ctx context.Context, q *model.Problem, opt Options, g, ub int64, current func() int64, raise func(lb int64, how string)) {
+	step := int64(0) // in units of g above the current bound
+	for ctx.Err() == nil {
+		cur := current()
+		x := min((cur+g-1)/g*g+step*g, (ub-1)/g*g)
+		if x < cur {
+			return // every capacity below ub at or above the bound was refuted
+		}
+		wctx, cancel := context.WithTimeout(ctx, windowTime)
+		t := time.Now()
+		plan, status, _, err := encode.Decide(wctx, q, x, opt.SAT)
+		cancel()
+		switch {
+		case err != nil || status == encode.Unknown:
+			return
+		case status == encode.Infeasible:
+			raise(x/g*g+g, fmt.Sprintf("more than %d (refuted by SAT on that window in %.2fs; peaks are multiples of %d)", x, time.Since(t).Seconds(), g))
+			step = max(1, 2*step)
+		default:
+			if step == 0 || plan.Peak(q) <= cur {
+				return // the window fits under the bound
+			}
+			ub = min(ub, plan.Peak(q))
+			step /= 2
+		}
+	}
 }
 
 // clip returns the buffers of p live in [a, b) with their lifetimes cut to

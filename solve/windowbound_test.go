@@ -79,3 +79,36 @@ func randomTimed(rng *rand.Rand, n int) *model.Problem {
 	}
 	return p
 }
+
+// TestSATWindowReachesBruteForce: satWindow on a whole random small problem
+// (the widest window), from max-live and below a stacked plan's peak,
+// climbs exactly to the brute-force optimum: every raise is at most the
+// optimum, and the last refutation is one grid unit below it.
+func TestSATWindowReachesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 9))
+	climbed := 0
+	for k := 0; k < 300; k++ {
+		p := randomTimed(rng, 3+rng.IntN(5))
+		opt, _ := brute.Optimum(p)
+		if opt < 0 {
+			continue
+		}
+		var ub int64
+		for i := range p.Buffers {
+			ub += p.Buffers[i].Size + p.Buffers[i].Align + 1 // above any pushed-down plan's peak
+		}
+		ub = max(ub, opt+1)
+		best := p.ComputeSweep().MaxLive
+		start := best
+		satWindow(context.Background(), p, Options{}, gridOf(p), ub, func() int64 { return best }, func(lb int64, how string) {
+			require.LessOrEqual(t, lb, opt, "instance %d: %s; %+v", k, how, p.Buffers)
+			require.Greater(t, lb, best, "instance %d: a raise must raise", k)
+			best = lb
+		})
+		require.Equal(t, opt, best, "instance %d: %+v", k, p.Buffers)
+		if best > start {
+			climbed++
+		}
+	}
+	assert.Greater(t, climbed, 30, "SAT should refute max-live on many of them")
+}
