@@ -112,3 +112,32 @@ func TestSATWindowReachesBruteForce(t *testing.T) {
 	}
 	assert.Greater(t, climbed, 30, "SAT should refute max-live on many of them")
 }
+
+// TestWindowEngineRaisesTheRace: the race's window engine raises the race's
+// lower bound, never above the brute-force optimum, and above the
+// alignment bound on some random problems.
+func TestWindowEngineRaisesTheRace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 4))
+	raised := 0
+	for k := 0; k < 200; k++ {
+		p := randomTimed(rng, 3+rng.IntN(5))
+		opt, _ := brute.Optimum(p)
+		if opt < 0 {
+			continue
+		}
+		s := &solver{p: p, opt: Options{Threads: 2, Seed: 1, Method: "auto"}}
+		s.res = s.newResult()
+		ctx, cancel := context.WithCancel(context.Background())
+		start := AlignBound(p).LowerBound
+		r := &race{s: s, cancel: cancel, lb: start}
+		lb, _, err := s.windowEngine(r).minimise(ctx, p, nil, start, nil)
+		cancel()
+		require.NoError(t, err)
+		require.Equal(t, start, lb, "the engine reports through the race")
+		require.LessOrEqual(t, r.lb, opt, "instance %d: %+v", k, p.Buffers)
+		if r.lb > start {
+			raised++
+		}
+	}
+	assert.Greater(t, raised, 0)
+}
