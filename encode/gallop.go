@@ -86,9 +86,11 @@ func gallopFrom(ctx context.Context, p *model.Problem, best *model.Plan, ub, lb,
 		}
 		if hard >= hi || misses == 2 {
 			// Close to what this budget can reach: allow twice as much,
-			// and forget which heights ran out.
+			// forget which heights ran out, and start again a quarter of
+			// the gap below the best peak.
 			budget *= 2
 			hard, misses = -1, 0
+			step = max(1, (hi-lo)/4)
 		}
 		h := max(lo, hi-step+1)
 		if h <= hard {
