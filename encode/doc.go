@@ -42,7 +42,9 @@
 //
 // Entry points: Decide (does the problem fit in C bytes?), Minimise (lower
 // the peak from an incumbent, proving optimality when the last step is
-// refuted) and ProveLowerBound (refute relaxations — time windows clipped
+// refuted), Gallop (the same contract with a fresh encoding per height and
+// heights that gallop down: for incumbents far above the optimum, where
+// each lower height's encoding is smaller) and ProveLowerBound (refute relaxations — time windows clipped
 // around the heaviest sections, sizes rounded down — at the current bound).
 // Options.RoundUp gives the opposite, a restriction: sizes rounded up on a
 // coarser axis, whose plans are valid and whose refutations prove nothing.

@@ -45,6 +45,23 @@ func ExampleMinimise() {
 	// peak 12 proven lower bound 12
 }
 
+func ExampleGallop() {
+	// Three 2-byte buffers live together, each aligned to 4 bytes: max-live
+	// is 6, but the optimum puts them at 0, 4 and 8 (peak 10), refuted at 9.
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "x", Start: 0, End: 1, Size: 2, Align: 4},
+		{ID: "y", Start: 0, End: 1, Size: 2, Align: 4},
+		{ID: "z", Start: 0, End: 1, Size: 2, Align: 4},
+	}}
+	pl, lb, _, err := encode.Gallop(context.Background(), p, nil, 0, encode.Options{}, nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("peak", pl.Peak(p), "proven lower bound", lb)
+	// Output:
+	// peak 10 proven lower bound 10
+}
+
 func ExampleProveLowerBound() {
 	// Every offset must be a multiple of 4: the 2-byte buffers waste room,
 	// so the optimum (three at 0, 4, 8: peak 10) is above max-live (6).

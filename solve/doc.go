@@ -15,6 +15,14 @@
 // alone): their plans are plans of the problem, found in a smaller search,
 // and one that reaches the lower bound is optimal.
 //
+// On sparsely aligned problems (a third of the buffers aligned to at least
+// 8 grid units) the aligned buffers have few offsets each and SAT answers
+// whole problems: the SAT engine then gets a larger encoding budget and
+// descends with encode.Gallop, and the window bounds (windowbound.go:
+// clipped stretches of time minimised by the branch-and-bound and refuted
+// by SAT) race to raise the lower bound; elsewhere they run only in
+// ProveBound.
+//
 // Every plan Solve returns has passed verify.Check; a plan the verifier
 // rejects is a bug and is returned as an error, never as a result.
 package solve
