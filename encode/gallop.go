@@ -2,7 +2,6 @@ package encode
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/optalloc/optalloc/model"
@@ -31,36 +30,20 @@ import (
 // Stats add up the encodings; Stats.Reason says why it stopped early.
 func Gallop(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options,
 	onImprove func(*model.Plan)) (*model.Plan, int64, Stats, error) {
-	in, err := newInstance(p, opt.RoundUp)
-	if u, ok := declined(err); ok {
-		return incumbent, max(lowerBound, p.ComputeSweep().MaxLive), Stats{Reason: u}, nil
-	}
+	d, err := startDescent(p, incumbent, lowerBound, opt, onImprove)
 	if err != nil {
 		return nil, 0, Stats{}, err
 	}
-	st := Stats{Scale: in.g}
-	g := in.g
-	lb := max(lowerBound, p.ComputeSweep().MaxLive)
-	best := incumbent
-	if best == nil {
-		s := in.positive()
-		off := s.firstFit()
-		if err := checkItems(s.items, off, peakOf(s.items, off)); err != nil {
-			return nil, lb, st, fmt.Errorf("encode: no valid starting packing (conflicting pins?): %w", err)
-		}
-		if c := p.PoolList()[0].Capacity; c <= 0 || peakOf(s.items, off)*g <= c {
-			best = in.toPlan(s.full(off))
-			if onImprove != nil {
-				onImprove(best)
-			}
-		}
+	if d.in == nil { // declined
+		return d.best, d.lb, d.st, nil
 	}
-	if best == nil {
+	g := d.in.g
+	if d.best == nil {
 		// Nothing to descend from: a first-fit packing above the pool's
 		// capacity is no plan. Ask the capacity itself first.
-		return gallopFrom(ctx, p, nil, p.PoolList()[0].Capacity+g, lb, g, in.exact, opt, onImprove, st)
+		return gallopFrom(ctx, p, nil, d.capacity+g, d.lb, g, d.in.exact, opt, onImprove, d.st)
 	}
-	return gallopFrom(ctx, p, best, best.Peak(p), lb, g, in.exact, opt, onImprove, st)
+	return gallopFrom(ctx, p, d.best, d.best.Peak(p), d.lb, g, d.in.exact, opt, onImprove, d.st)
 }
 
 // gallopFrom runs Gallop's descent below ub (bytes; the peak of best when

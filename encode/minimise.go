@@ -7,6 +7,63 @@ import (
 	"github.com/optalloc/optalloc/model"
 )
 
+// descent is where Minimise and Gallop start: the item model, the lower
+// bound (the given one, at least max-live), and the best plan — the
+// incumbent, or its push-down when that is lower, or a first-fit packing
+// when there is no incumbent — offered through onImprove when new.
+type descent struct {
+	in        *instance
+	s         *sub
+	lb        int64
+	best      *model.Plan
+	peak      int64 // the starting packing's peak, in units
+	capacity  int64 // pool 0's, in bytes (0: none)
+	onImprove func(*model.Plan)
+	st        Stats
+}
+
+// startDescent returns the start of a descent; its item model is nil when
+// the encoding declines p (Stats.Reason says why: the callers return the
+// incumbent and the bound). The error is newInstance's, or says that p has
+// no valid starting packing (colliding pins).
+func startDescent(p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options, onImprove func(*model.Plan)) (*descent, error) {
+	lb := max(lowerBound, p.ComputeSweep().MaxLive)
+	in, err := newInstance(p, opt.RoundUp)
+	if u, ok := declined(err); ok {
+		return &descent{lb: lb, best: incumbent, st: Stats{Reason: u}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	d := &descent{in: in, s: in.positive(), lb: lb, best: incumbent, capacity: p.PoolList()[0].Capacity,
+		onImprove: onImprove, st: Stats{Scale: in.g}}
+	off := d.s.gravity(incumbent)
+	if off == nil {
+		d.best = nil
+		off = d.s.firstFit()
+		if err := checkItems(d.s.items, off, peakOf(d.s.items, off)); err != nil {
+			return nil, fmt.Errorf("encode: no valid starting packing (conflicting pins?): %w", err)
+		}
+	}
+	d.peak = peakOf(d.s.items, off)
+	if d.best == nil || d.peak*in.g < d.best.Peak(p) {
+		d.improve(off, d.peak)
+	}
+	return d, nil
+}
+
+// improve records a better packing (units, peak pk); one above pool 0's
+// capacity is not a valid plan, so it is neither kept nor offered.
+func (d *descent) improve(o []int64, pk int64) {
+	if d.capacity > 0 && pk*d.in.g > d.capacity {
+		return
+	}
+	d.best = d.in.toPlan(d.s.full(o))
+	if d.onImprove != nil {
+		d.onImprove(d.best)
+	}
+}
+
 // Minimise lowers the peak of pool 0 from the incumbent (nil: a first-fit
 // packing) downwards. One encoding is built at the incumbent's peak − 1
 // unit; every smaller height is asked through an assumption, so learned
@@ -24,41 +81,17 @@ import (
 // early.
 func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options,
 	onImprove func(*model.Plan)) (*model.Plan, int64, Stats, error) {
-	in, err := newInstance(p, opt.RoundUp)
-	if u, ok := declined(err); ok {
-		return incumbent, max(lowerBound, p.ComputeSweep().MaxLive), Stats{Reason: u}, nil
-	}
+	d, err := startDescent(p, incumbent, lowerBound, opt, onImprove)
 	if err != nil {
 		return nil, 0, Stats{}, err
 	}
-	st := Stats{Scale: in.g}
-	g := in.g
-	s := in.positive()
-	lb := max(lowerBound, p.ComputeSweep().MaxLive)
-	best := incumbent
-	off := s.gravity(incumbent)
-	if off == nil {
-		best = nil
-		off = s.firstFit()
-		if err := checkItems(s.items, off, peakOf(s.items, off)); err != nil {
-			return nil, lb, st, fmt.Errorf("encode: no valid starting packing (conflicting pins?): %w", err)
-		}
+	if d.in == nil { // declined
+		return d.best, d.lb, d.st, nil
 	}
-	capacity := p.PoolList()[0].Capacity
-	// improve records a better packing; one above pool 0's capacity is not
-	// a valid plan, so it is neither kept nor offered.
+	in, s, g, lb, best, peak, st := d.in, d.s, d.in.g, d.lb, d.best, d.peak, d.st
 	improve := func(o []int64, pk int64) {
-		if capacity > 0 && pk*g > capacity {
-			return
-		}
-		best = in.toPlan(s.full(o))
-		if onImprove != nil {
-			onImprove(best)
-		}
-	}
-	peak := peakOf(s.items, off)
-	if best == nil || peak*g < best.Peak(p) {
-		improve(off, peak)
+		d.improve(o, pk)
+		best = d.best
 	}
 	// Stop descending at the item model's own bound (units, rounded up).
 	stop := max((lb+g-1)/g, maxLive(s.items, seq(len(s.items))), floorHeight(s.items))
