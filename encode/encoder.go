@@ -147,31 +147,9 @@ func estimate(items []item, dom [][]int64) (vars, clauses int64) {
 // with a reason when it would exceed the budget. infeasible is true when
 // some item cannot be placed under hmax at all.
 func newEncoder(items []item, hmax int64, opt Options) (e *encoder, infeasible bool, refused string) {
-	// Cheap guard first: the domains alone must fit the variable budget
-	// (a huge axis, e.g. byte sizes with GCD 1, is refused in O(n)).
-	var dv int64
-	for i := range items {
-		if items[i].pin >= 0 {
-			dv++
-			continue
-		}
-		step := lcmAll(&items[i])
-		dv += max(hmax-items[i].size, 0)/step + 1
-		if dv > opt.maxVars() {
-			return nil, false, fmt.Sprintf("encoding of %d buffers over %d units would need more than %d variables for the offsets alone (over budget)",
-				len(items), hmax, opt.maxVars())
-		}
-	}
-	dom := domains(items, hmax, !opt.NoDomainFilter)
-	for i := range dom {
-		if len(dom[i]) == 0 {
-			return nil, true, ""
-		}
-	}
-	v, c := estimate(items, dom)
-	if v > opt.maxVars() || c > opt.maxClauses() {
-		return nil, false, fmt.Sprintf("encoding of %d buffers over %d units would need ~%d variables and ~%d clauses (budget %d, %d)",
-			len(items), hmax, v, c, opt.maxVars(), opt.maxClauses())
+	dom, v, c, infeasible, refused := admit(items, hmax, opt)
+	if infeasible || refused != "" {
+		return nil, infeasible, refused
 	}
 	e = &encoder{s: gini.NewVc(int(v)+16, int(c)+16), items: items, hmax: hmax, opt: opt, dom: dom,
 		pairs: map[[2]int][]z.Lit{}, cov: map[[3]int64]z.Lit{}, refl: -1}
@@ -445,4 +423,38 @@ func (e *encoder) offsets() []int64 {
 		}
 	}
 	return off
+}
+
+// admit computes the items' domains under hmax and the encoding's
+// estimated size (estimate), and checks the budget without building it
+// (refused says why); infeasible is true when some item has no offset
+// under hmax.
+func admit(items []item, hmax int64, opt Options) (dom [][]int64, v, c int64, infeasible bool, refused string) {
+	// Cheap guard first: the domains alone must fit the variable budget
+	// (a huge axis, e.g. byte sizes with GCD 1, is refused in O(n)).
+	var dv int64
+	for i := range items {
+		if items[i].pin >= 0 {
+			dv++
+			continue
+		}
+		step := lcmAll(&items[i])
+		dv += max(hmax-items[i].size, 0)/step + 1
+		if dv > opt.maxVars() {
+			return nil, 0, 0, false, fmt.Sprintf("encoding of %d buffers over %d units would need more than %d variables for the offsets alone (over budget)",
+				len(items), hmax, opt.maxVars())
+		}
+	}
+	dom = domains(items, hmax, !opt.NoDomainFilter)
+	for i := range dom {
+		if len(dom[i]) == 0 {
+			return nil, 0, 0, true, ""
+		}
+	}
+	v, c = estimate(items, dom)
+	if v > opt.maxVars() || c > opt.maxClauses() {
+		return nil, 0, 0, false, fmt.Sprintf("encoding of %d buffers over %d units would need ~%d variables and ~%d clauses (budget %d, %d)",
+			len(items), hmax, v, c, opt.maxVars(), opt.maxClauses())
+	}
+	return dom, v, c, false, ""
 }

@@ -38,6 +38,18 @@ func Gallop(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerB
 		return d.best, d.lb, d.st, nil
 	}
 	g := d.in.g
+	// Every height asked is below the starting one, whose encoding is the
+	// largest: when that is over budget, decline at once, before any
+	// decision pays for a first fit (mindspore bert_base with alignment
+	// 64, 5 620 buffers: 5 s of the race's 7 s).
+	top := d.capacity / g
+	if d.best != nil {
+		top = (d.best.Peak(p) - 1) / g
+	}
+	if _, _, _, _, refused := admit(d.s.items, top, opt); refused != "" {
+		d.st.Reason = refused
+		return d.best, d.lb, d.st, nil
+	}
 	if d.best == nil {
 		// Nothing to descend from: a first-fit packing above the pool's
 		// capacity is no plan. Ask the capacity itself first.
@@ -105,14 +117,13 @@ func gallopFrom(ctx context.Context, p *model.Problem, best *model.Plan, ub, lb,
 				return best, min(lb, ub), st, nil
 			}
 			if dctx.Err() == nil {
-				// Declined (over budget): a lower height has a smaller
-				// encoding, unless this was the lowest.
-				if h == lo {
-					st.Reason = dst.Reason
-					return best, min(lb, ub), st, nil
-				}
-				step = max(2*step, (hi-lo+1)/2)
-				continue
+				// Declined (over budget). A lower height's encoding is
+				// smaller, but not by much (K: 7.6 M clauses at 1351
+				// units, 6.2 M at 1110), and each refusal costs a first
+				// fit: on mindspore bert_base with alignment 64, trying
+				// every lower height took 4.6 s.
+				st.Reason = dst.Reason
+				return best, min(lb, ub), st, nil
 			}
 			hard = h
 			misses++
