@@ -2,6 +2,7 @@ package encode
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -86,4 +87,22 @@ func TestGallopCapacity(t *testing.T) {
 		}
 	}
 	require.Greater(t, checked, 300)
+}
+
+// TestGallopDeclinesOverBudget: when the starting height's encoding is over
+// budget, Gallop returns the first-fit plan it offered, max-live as the
+// bound and the budget as its reason.
+func TestGallopDeclinesOverBudget(t *testing.T) {
+	p := &model.Problem{}
+	for i := 0; i < 50; i++ {
+		p.Buffers = append(p.Buffers, model.Buffer{ID: fmt.Sprint(i), Start: int64(i), End: int64(i + 3), Size: 1_000_000_007 + int64(i)})
+	}
+	offered := 0
+	pl, lb, st, err := Gallop(context.Background(), p, nil, 0, Options{}, func(*model.Plan) { offered++ })
+	require.NoError(t, err)
+	requireValid(t, p, pl)
+	require.Equal(t, 1, offered)
+	require.Equal(t, p.ComputeSweep().MaxLive, lb)
+	require.Contains(t, st.Reason, "budget")
+	require.Zero(t, st.Calls, "no solver call")
 }
