@@ -24,9 +24,10 @@ sections are the maximal sets of buffers live together.
 --time-limit and how (a line "proof: ..." says how). M is max-live; align (the
 alignment bound: padding at one time, or aligned buffers that cannot share
 blocks across two times); bnb (the whole problem refuted at the bound below);
-window (the branch-and-bound's minimum of the buffers of a short stretch of
-time, clipped to it: every plan of the problem is a plan of the window); or
-sat (a SAT refutation of a window or a rounded-down relaxation).
+window (the buffers of a short stretch of time, clipped to it — every plan
+of the problem is a plan of the window — minimised by the branch-and-bound,
+or refuted by SAT above the current bound where that search did not finish);
+or sat (a SAT refutation of a window or a rounded-down relaxation).
 When the branch-and-bound finds a plan at the bound, it adds optimal=true.`,
 		flags: func(fs *pflag.FlagSet) {
 			fs.Bool("json", false, "print the figures as JSON on stdout")
