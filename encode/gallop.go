@@ -8,23 +8,24 @@ import (
 )
 
 // Gallop lowers the peak of pool 0 from the incumbent (nil: a first-fit
-// packing) like Minimise, but with a fresh encoding for every height it
-// asks, and heights that gallop downwards. The first step below the best
-// peak is a quarter of the gap to the bound; a plan found doubles it, a
-// refutation raises the bound (on an exact item model) and halves it, a
-// call that runs out of time quarters it, and no later call goes at or
-// below that height again (they bisect between it and the best peak)
-// until the time per call doubles: after two misses in a row, or when
-// nothing is left between the miss and the best peak.
+// packing) like Minimise, with heights that gallop downwards. The first
+// step below the best peak is a quarter of the gap to the bound; a plan
+// found doubles it, a refutation raises the bound (on an exact item model)
+// and halves it, a call that runs out of time quarters it, and no later
+// call goes at or below that height again (they bisect between it and the
+// best peak) until the time per call doubles: after two misses in a row,
+// or when nothing is left between the miss and the best peak. An encoding
+// is built at the first height asked and reused, through the height
+// assumption, for every height below it (learned clauses carry over); a
+// height above it gets a new one.
 //
-// Minimise builds one encoding at the incumbent's height and descends one
-// unit at a time; that suits small problems, where the encoding is cheap
-// and learned clauses pay. Where the incumbent is far above the optimum it
+// Minimise instead descends one unit at a time from the incumbent; that
+// suits small problems. Where the incumbent is far above the optimum it
 // crawls: MiniMalloc K with alignment 65536 on its buffers ≥ 64 KiB
 // (454 buffers), from a first-fit packing at 1430 KiB, is at 1426 KiB
-// after 90 s (77 calls, 32 M clauses), while single decisions from scratch answer
-// 1300 KiB in 2.7 s, 1250 KiB in 5 s, 1200 KiB in 11 s. Each encoding is
-// also smaller the lower its height.
+// after 90 s (77 calls, 32 M clauses). Gallop from the same start reaches
+// 1203 KiB in 28 s on one encoding built at 1351 KiB (a fresh encoding per
+// height: 1213 KiB in 26 s, each call 3–5 s instead of 1.5–1.7 s).
 //
 // The returned plan, bound and onImprove calls follow Minimise's contract.
 // Stats add up the encodings; Stats.Reason says why it stopped early.
@@ -53,15 +54,29 @@ func Gallop(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerB
 	if d.best == nil {
 		// Nothing to descend from: a first-fit packing above the pool's
 		// capacity is no plan. Ask the capacity itself first.
-		return gallopFrom(ctx, p, nil, d.capacity+g, d.lb, g, d.in.exact, opt, onImprove, d.st)
+		return gallopFrom(ctx, d, (d.capacity/g+1)*g, opt)
 	}
-	return gallopFrom(ctx, p, d.best, d.best.Peak(p), d.lb, g, d.in.exact, opt, onImprove, d.st)
+	return gallopFrom(ctx, d, d.best.Peak(p), opt)
 }
 
-// gallopFrom runs Gallop's descent below ub (bytes; the peak of best when
-// best is not nil).
-func gallopFrom(ctx context.Context, p *model.Problem, best *model.Plan, ub, lb, g int64, exact bool, opt Options,
-	onImprove func(*model.Plan), st Stats) (*model.Plan, int64, Stats, error) {
+// gallopFrom runs Gallop's descent below ub (bytes; the peak of d.best
+// when that is not nil).
+func gallopFrom(ctx context.Context, d *descent, ub int64, opt Options) (*model.Plan, int64, Stats, error) {
+	in, items, g, lb, st := d.in, d.s.items, d.in.g, d.lb, d.st
+	var e *encoder
+	finish := func(reason string) (*model.Plan, int64, Stats, error) {
+		if e != nil {
+			st.add(e.stats())
+			e = nil
+		}
+		if reason != "" && st.Reason == "" {
+			st.Reason = reason
+		}
+		if d.best == nil {
+			return nil, lb, st, nil
+		}
+		return d.best, min(lb, ub), st, nil
+	}
 	// The first step is a quarter of the gap: heuristic incumbents of the
 	// problems Gallop is for sit far above the optimum (K with alignment:
 	// 1328 units against a bound of 1110).
@@ -74,10 +89,10 @@ func gallopFrom(ctx context.Context, p *model.Problem, best *model.Plan, ub, lb,
 		if hi < lo {
 			// No multiple of g lies in [lb, ub): every pushed-down
 			// plan's peak is one, so ub is optimal.
-			if best != nil && exact {
+			if d.best != nil && in.exact {
 				lb = ub
 			}
-			break
+			return finish("")
 		}
 		if hard >= hi || misses == 2 {
 			// Close to what this budget can reach: allow twice as much,
@@ -91,52 +106,64 @@ func gallopFrom(ctx context.Context, p *model.Problem, best *model.Plan, ub, lb,
 		if h <= hard {
 			h = hard + (hi-hard+1)/2 // between what ran out and the best peak
 		}
-		dctx, cancel := context.WithTimeout(ctx, budget)
-		pl, status, dst, err := Decide(dctx, p, h*g, opt)
-		cancel()
-		st.add(dst)
-		if err != nil {
-			return best, lb, st, err
+		if e == nil || h > e.hmax {
+			if e != nil {
+				st.add(e.stats())
+			}
+			var inf bool
+			var refused string
+			e, inf, refused = newEncoder(items, h, opt)
+			switch {
+			case refused != "":
+				// Lower heights have smaller encodings, but not by much
+				// (K: 7.6 M clauses at 1351 units, 6.2 M at 1110).
+				return finish(refused)
+			case inf: // some item has no offset under h
+				if !in.exact {
+					return finish("conservative item model (" + in.why + "): no proof")
+				}
+				lb = max(lb, (h+1)*g)
+				step = max(1, step/2)
+				continue
+			}
 		}
-		if status != Unknown {
+		dctx, cancel := context.WithTimeout(ctx, budget)
+		r := e.solve(dctx, e.height(h))
+		cancel()
+		if r != 0 {
 			misses = 0
 		}
-		switch status {
-		case Feasible:
-			best, ub = pl, pl.Peak(p)
-			if onImprove != nil {
-				onImprove(best)
+		switch r {
+		case 1:
+			off := e.offsets()
+			if err := checkItems(items, off, h); err != nil {
+				_, _, st, _ := finish("")
+				return d.best, lb, st, err
 			}
+			d.improve(off, peakOf(items, off))
+			ub = d.best.Peak(d.p)
 			step *= 2
-		case Infeasible:
+		case -1:
+			if !in.exact {
+				return finish("conservative item model (" + in.why + "): no proof")
+			}
+			if e.dead { // refuted without the height: every height up to hmax
+				lb = max(lb, (e.hmax+1)*g)
+				st.add(e.stats())
+				e = nil
+			}
 			lb = max(lb, (h+1)*g)
 			step = max(1, step/2)
 		default:
 			if ctx.Err() != nil {
-				st.Reason = "stopped: " + context.Cause(ctx).Error()
-				return best, min(lb, ub), st, nil
-			}
-			if dctx.Err() == nil {
-				// Declined (over budget). A lower height's encoding is
-				// smaller, but not by much (K: 7.6 M clauses at 1351
-				// units, 6.2 M at 1110), and each refusal costs a first
-				// fit: on mindspore bert_base with alignment 64, trying
-				// every lower height made the race wait about 5 s.
-				st.Reason = dst.Reason
-				return best, min(lb, ub), st, nil
+				break
 			}
 			hard = h
 			misses++
 			step = max(1, step/4)
 		}
 	}
-	if ctx.Err() != nil && st.Reason == "" {
-		st.Reason = "stopped: " + context.Cause(ctx).Error()
-	}
-	if best == nil {
-		return nil, lb, st, nil
-	}
-	return best, min(lb, ub), st, nil
+	return finish("stopped: " + context.Cause(ctx).Error())
 }
 
 // gallopTime is the first time limit of each of Gallop's decisions.

@@ -12,6 +12,7 @@ import (
 // incumbent, or its push-down when that is lower, or a first-fit packing
 // when there is no incumbent — offered through onImprove when new.
 type descent struct {
+	p         *model.Problem
 	in        *instance
 	s         *sub
 	lb        int64
@@ -35,7 +36,7 @@ func startDescent(p *model.Problem, incumbent *model.Plan, lowerBound int64, opt
 	if err != nil {
 		return nil, err
 	}
-	d := &descent{in: in, s: in.positive(), lb: lb, best: incumbent, capacity: p.PoolList()[0].Capacity,
+	d := &descent{p: p, in: in, s: in.positive(), lb: lb, best: incumbent, capacity: p.PoolList()[0].Capacity,
 		onImprove: onImprove, st: Stats{Scale: in.g}}
 	off := d.s.gravity(incumbent)
 	if off == nil {
