@@ -39,26 +39,23 @@ func Gallop(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerB
 		return d.best, d.lb, d.st, nil
 	}
 	g := d.in.g
-	// Every height asked is below the starting one, whose encoding is the
+	// Nothing to descend from when the first-fit packing is above the
+	// pool's capacity (no plan): then the capacity itself is asked first.
+	ub := (d.capacity/g + 1) * g
+	if d.best != nil {
+		ub = d.best.Peak(p)
+	}
+	// Every height asked is below ub, and the encoding just below it is the
 	// largest: when that is over budget, decline at once, even where the
 	// descent would end before building one (mindspore bert_base with
 	// alignment 64, 5 620 buffers, far over budget: the first version
 	// tried every lower height, each with a first fit, and made the race
 	// wait 5 s).
-	top := d.capacity / g
-	if d.best != nil {
-		top = (d.best.Peak(p) - 1) / g
-	}
-	if _, _, _, _, refused := admit(d.s.items, top, opt); refused != "" {
+	if _, _, _, _, refused := admit(d.s.items, (ub-1)/g, opt); refused != "" {
 		d.st.Reason = refused
 		return d.best, d.lb, d.st, nil
 	}
-	if d.best == nil {
-		// Nothing to descend from: a first-fit packing above the pool's
-		// capacity is no plan. Ask the capacity itself first.
-		return gallopFrom(ctx, d, (d.capacity/g+1)*g, opt)
-	}
-	return gallopFrom(ctx, d, d.best.Peak(p), opt)
+	return gallopFrom(ctx, d, ub, opt)
 }
 
 // gallopFrom runs Gallop's descent below ub (bytes; the peak of d.best
@@ -139,8 +136,8 @@ func gallopFrom(ctx context.Context, d *descent, ub int64, opt Options) (*model.
 		case 1:
 			off := e.offsets()
 			if err := checkItems(items, off, h); err != nil {
-				_, _, st, _ := finish("")
-				return d.best, lb, st, err
+				pl, bound, st, _ := finish("")
+				return pl, bound, st, err
 			}
 			d.improve(off, peakOf(items, off))
 			ub = d.best.Peak(d.p)
@@ -168,7 +165,7 @@ func gallopFrom(ctx context.Context, d *descent, ub int64, opt Options) (*model.
 	return finish("stopped: " + context.Cause(ctx).Error())
 }
 
-// gallopTime is the first time limit of each of Gallop's decisions.
+// gallopTime is the first time limit of each of Gallop's solver calls.
 func (o *Options) gallopTime() time.Duration {
 	if o.ProbeTime > 0 {
 		return o.ProbeTime

@@ -89,11 +89,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 	if d.in == nil { // declined
 		return d.best, d.lb, d.st, nil
 	}
-	in, s, g, lb, best, peak, st := d.in, d.s, d.in.g, d.lb, d.best, d.peak, d.st
-	improve := func(o []int64, pk int64) {
-		d.improve(o, pk)
-		best = d.best
-	}
+	in, s, g, lb, peak, st := d.in, d.s, d.in.g, d.lb, d.peak, d.st
 	// Stop descending at the item model's own bound (units, rounded up).
 	stop := max((lb+g-1)/g, maxLive(s.items, seq(len(s.items))), floorHeight(s.items))
 	if !in.exact {
@@ -103,30 +99,30 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 		if in.exact {
 			lb = max(lb, peak*g)
 		}
-		return best, lb, st, nil
+		return d.best, lb, st, nil
 	}
 	e, inf, refused := newEncoder(s.items, peak-1, opt)
 	if inf {
 		if in.exact {
 			lb = max(lb, peak*g)
 		}
-		return best, lb, st, nil
+		return d.best, lb, st, nil
 	}
 	if refused != "" {
 		st.Reason = refused
 		if opt.LNS {
-			pl, ist, ierr := Improve(ctx, p, best, opt, onImprove)
+			pl, ist, ierr := Improve(ctx, p, d.best, opt, onImprove)
 			if err = ierr; err == nil {
-				best = pl
+				d.best = pl
 			}
 			st.add(ist)
 			st.Reason = refused + "; large-neighbourhood search: " + ist.Reason
 		}
-		return best, lb, st, err
+		return d.best, lb, st, err
 	}
 	done := func(err error) (*model.Plan, int64, Stats, error) {
 		st.add(e.stats())
-		return best, lb, st, err
+		return d.best, lb, st, err
 	}
 	// Alternate: probe the bound (when reachable — often, on tight
 	// instances — the descent is skipped; a refutation raises it), then
@@ -145,7 +141,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 					return done(err)
 				}
 				peak = peakOf(s.items, o)
-				improve(o, peak)
+				d.improve(o, peak)
 				continue
 			case r == -1 && !e.dead:
 				stop++ // refuted: the item model's optimum is above
@@ -169,7 +165,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 					return done(err)
 				}
 				peak = peakOf(s.items, o)
-				improve(o, peak)
+				d.improve(o, peak)
 				continue
 			}
 			if r == -1 {
