@@ -33,8 +33,9 @@ type Bound struct {
 //     is then the optimum);
 //   - the SAT engine refutes time windows and rounded-down relaxations
 //     (encode.ProveLowerBound);
-//   - the branch-and-bound minimises clipped time windows of a few sections
-//     (windowbound.go): a window's optimum bounds the whole problem.
+//   - the branch-and-bound minimises clipped time windows of a few sections,
+//     and SAT refutes those it leaves open (windowbound.go): a window's
+//     optimum bounds the whole problem.
 //
 // The larger proven bound wins.
 func ProveBound(ctx context.Context, p *model.Problem, opt Options) (*Bound, error) {

@@ -70,6 +70,12 @@ func coarseLevels(p *model.Problem) []int64 {
 	return levels
 }
 
+// largeAlign is the alignment, in units of the grid (gridOf), from which a
+// buffer counts as largely aligned: the aligned-first restriction solves
+// those alone, and a problem where a third of the buffers are is sparsely
+// aligned (sparselyAligned).
+const largeAlign = 8
+
 // alignedFirst is the other restriction: the plain buffers whose alignment
 // is at least 8g are solved alone (with half of ctx's time), and p is
 // returned with them pinned where that plan puts them (nil when it found
@@ -84,7 +90,7 @@ func (s *solver) alignedFirst(ctx context.Context) (*model.Problem, error) {
 	sub := &model.Problem{Name: p.Name, Pools: append([]model.Pool(nil), p.Pools...)}
 	var idx []int
 	for i := range p.Buffers {
-		if plainBuffer(p, whole, i) && p.Buffers[i].AlignmentIn(pool) >= 8*g {
+		if plainBuffer(p, whole, i) && p.Buffers[i].AlignmentIn(pool) >= largeAlign*g {
 			idx = append(idx, i)
 			sub.Buffers = append(sub.Buffers, p.Buffers[i])
 		}

@@ -211,9 +211,9 @@ func (s *solver) satEngine() engine {
 		// Large alignments leave the aligned buffers a few offsets each,
 		// and gini answers whole problems far beyond the race's budget:
 		// MiniMalloc K with alignment 65536 (7 M clauses) fits 1200 KiB
-		// in 11 s, where every other engine stays above 1328 KiB. Heights
-		// far below the incumbent answer fastest with their own (smaller)
-		// encodings, so the descent gallops (encode.Gallop).
+		// in 11 s, where every other engine stays above 1328 KiB. The
+		// incumbent is far above the optimum, so the descent gallops
+		// instead of stepping one unit at a time (encode.Gallop).
 		opt.MaxClauses = satAlignedMaxClauses
 		minimise = encode.Gallop
 	}
@@ -268,8 +268,8 @@ func (s *solver) windowEngine(r *race) engine {
 const satAlignedMaxClauses = 16_000_000
 
 // sparselyAligned reports whether at least a third of the buffers of a
-// single-pool problem have an alignment of at least 8 units of its grid
-// (gridOf): their SAT domains are then an eighth of the address axis or
+// single-pool problem have an alignment of at least largeAlign units of
+// its grid (gridOf): their SAT domains are then an eighth of the address axis or
 // less. The page-aligned MiniMalloc variant (alignment 4 units) is not.
 func sparselyAligned(p *model.Problem) bool {
 	if len(p.PoolList()) != 1 || len(p.Buffers) == 0 {
@@ -279,7 +279,7 @@ func sparselyAligned(p *model.Problem) bool {
 	g := gridOf(p)
 	n := 0
 	for i := range p.Buffers {
-		if p.Buffers[i].AlignmentIn(pool) >= 8*g {
+		if p.Buffers[i].AlignmentIn(pool) >= largeAlign*g {
 			n++
 		}
 	}

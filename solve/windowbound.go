@@ -94,7 +94,8 @@ func windowBound(ctx context.Context, p *model.Problem, opt Options, current fun
 	// With alignments the windows' own alignment bounds rank them better
 	// (on MiniMalloc K with alignment, max-live ties everywhere), when the
 	// clipping stays cheap; else each window's is taken when it is tried.
-	alignedRank := aligned(p) && len(ws)*len(p.Buffers) <= windowRankWork
+	isAligned := aligned(p)
+	alignedRank := isAligned && len(ws)*len(p.Buffers) <= windowRankWork
 	if alignedRank {
 		for k := range ws {
 			if ctx.Err() != nil {
@@ -116,7 +117,7 @@ func windowBound(ctx context.Context, p *model.Problem, opt Options, current fun
 		a, b := w.a, w.b
 		q := clip(p, a, b)
 		bound := w.bound
-		if aligned(p) && !alignedRank {
+		if isAligned && !alignedRank {
 			bound = AlignBound(q).LowerBound
 		}
 		wctx, cancel := context.WithTimeout(ctx, windowTime)
@@ -130,8 +131,11 @@ func windowBound(ctx context.Context, p *model.Problem, opt Options, current fun
 		if lb > current() {
 			raise(lb, "window", fmt.Sprintf("%s at least %d (proven by the branch-and-bound on that window in %.2fs)", what, lb, time.Since(t).Seconds()))
 		}
-		if !opt.NoSAT && plan != nil && lb < plan.Peak(q) && plan.Peak(q) > current() {
-			satWindow(ctx, q, opt, g, plan.Peak(q), current, func(lb int64, how string) { raise(lb, "window", what+" "+how) })
+		if plan == nil || opt.NoSAT {
+			continue
+		}
+		if ub := plan.Peak(q); lb < ub && ub > current() {
+			satWindow(ctx, q, opt, g, ub, current, func(lb int64, how string) { raise(lb, "window", what+" "+how) })
 		}
 	}
 	return tried
@@ -162,7 +166,7 @@ func satWindow(ctx context.Context, q *model.Problem, opt Options, g, ub int64, 
 		case err != nil || status == encode.Unknown:
 			return
 		case status == encode.Infeasible:
-			raise(x/g*g+g, fmt.Sprintf("more than %d (refuted by SAT on that window in %.2fs; peaks are multiples of %d)", x, time.Since(t).Seconds(), g))
+			raise(x+g, fmt.Sprintf("more than %d (refuted by SAT on that window in %.2fs; peaks are multiples of %d)", x, time.Since(t).Seconds(), g))
 			step = max(1, 2*step)
 		default:
 			if step == 0 || plan.Peak(q) <= cur {
