@@ -47,6 +47,25 @@ func requireValid(t *testing.T, p *model.Problem, pl *model.Plan) {
 	require.Empty(t, verify.Check(p, pl), "plan must pass verify.Check")
 }
 
+// requireOptimum checks a minimisation of instance k against its
+// brute-force optimum want (negative: conflicting pins, so an error): the
+// plan and every plan offered verify, and the peak and the proven bound
+// equal want.
+func requireOptimum(t *testing.T, k int, p *model.Problem, want int64, pl *model.Plan, lb int64, err error, offered []*model.Plan) {
+	t.Helper()
+	if want < 0 { // conflicting pins: no packing
+		require.Error(t, err, "instance %d", k)
+		return
+	}
+	require.NoError(t, err)
+	requireValid(t, p, pl)
+	require.Equal(t, want, pl.Peak(p), "instance %d: %+v", k, p.Buffers)
+	require.Equal(t, want, lb, "lower bound of instance %d", k)
+	for _, q := range offered {
+		requireValid(t, p, q)
+	}
+}
+
 // TestMinimiseEqualsBrute: on random tiny instances the SAT optimum equals
 // the brute-force optimum, every plan verifies, and the returned lower bound
 // equals the peak (the last refutation is a proof).
@@ -62,17 +81,7 @@ func TestMinimiseEqualsBrute(t *testing.T) {
 					want, _ := brute.Optimum(p)
 					var improved []*model.Plan
 					pl, lb, _, err := Minimise(ctx, p, nil, 0, v.opt, func(q *model.Plan) { improved = append(improved, q) })
-					if want < 0 { // conflicting pins: no packing
-						require.Error(t, err, "instance %d", k)
-						continue
-					}
-					require.NoError(t, err)
-					requireValid(t, p, pl)
-					require.Equal(t, want, pl.Peak(p), "instance %d: %+v", k, p.Buffers)
-					require.Equal(t, want, lb, "lower bound of instance %d", k)
-					for _, q := range improved {
-						requireValid(t, p, q)
-					}
+					requireOptimum(t, k, p, want, pl, lb, err, improved)
 				}
 			})
 		}

@@ -31,19 +31,9 @@ func TestGallopEqualsBrute(t *testing.T) {
 					}
 					var improved []*model.Plan
 					pl, lb, _, err := Gallop(ctx, p, inc, 0, Options{}, func(q *model.Plan) { improved = append(improved, q) })
-					if want < 0 { // conflicting pins: no packing
-						require.Error(t, err, "instance %d", k)
-						continue
-					}
-					require.NoError(t, err)
-					requireValid(t, p, pl)
-					require.Equal(t, want, pl.Peak(p), "instance %d: %+v", k, p.Buffers)
-					require.Equal(t, want, lb, "lower bound of instance %d", k)
-					for i, q := range improved {
-						requireValid(t, p, q)
-						if i > 0 {
-							require.Less(t, q.Peak(p), improved[i-1].Peak(p))
-						}
+					requireOptimum(t, k, p, want, pl, lb, err, improved)
+					for i := 1; i < len(improved); i++ {
+						require.Less(t, improved[i].Peak(p), improved[i-1].Peak(p))
 					}
 				}
 			})

@@ -38,14 +38,8 @@ func TestClipIsARelaxation(t *testing.T) {
 // buffers, pins) every bound the window prover raises is at most the
 // brute-force optimum, and on some it is above the alignment bound.
 func TestWindowBoundNeverAboveBruteForce(t *testing.T) {
-	rng := rand.New(rand.NewPCG(12, 4))
 	raised := 0
-	for k := 0; k < 300; k++ {
-		p := randomTimed(rng, 3+rng.IntN(5))
-		opt, _ := brute.Optimum(p)
-		if opt < 0 {
-			continue
-		}
+	eachFeasibleTimed(12, 4, 300, func(k int, p *model.Problem, opt int64) {
 		best := AlignBound(p).LowerBound
 		n := windowBound(context.Background(), p, Options{}, func() int64 { return best }, func(lb int64, method, how string) {
 			require.Equal(t, "window", method)
@@ -56,9 +50,22 @@ func TestWindowBoundNeverAboveBruteForce(t *testing.T) {
 			}
 		})
 		require.GreaterOrEqual(t, n, 0)
-	}
+	})
 	assert.Greater(t, raised, 0, "windows should raise some bounds")
 	t.Logf("windows raised the bound on %d of 300 instances", raised)
+}
+
+// eachFeasibleTimed draws random problems of 3–7 buffers (randomTimed)
+// from the seeds and calls f with each that has a plan (draw k) and its
+// brute-force optimum.
+func eachFeasibleTimed(seed1, seed2 uint64, draws int, f func(k int, p *model.Problem, opt int64)) {
+	rng := rand.New(rand.NewPCG(seed1, seed2))
+	for k := 0; k < draws; k++ {
+		p := randomTimed(rng, 3+rng.IntN(5))
+		if opt, _ := brute.Optimum(p); opt >= 0 {
+			f(k, p, opt)
+		}
+	}
 }
 
 // randomTimed returns n buffers over times 0..6 with sizes 1..8, a third
@@ -85,14 +92,8 @@ func randomTimed(rng *rand.Rand, n int) *model.Problem {
 // climbs exactly to the brute-force optimum: every raise is at most the
 // optimum, and the last refutation is one grid unit below it.
 func TestSATWindowReachesBruteForce(t *testing.T) {
-	rng := rand.New(rand.NewPCG(21, 9))
 	climbed := 0
-	for k := 0; k < 300; k++ {
-		p := randomTimed(rng, 3+rng.IntN(5))
-		opt, _ := brute.Optimum(p)
-		if opt < 0 {
-			continue
-		}
+	eachFeasibleTimed(21, 9, 300, func(k int, p *model.Problem, opt int64) {
 		var ub int64
 		for i := range p.Buffers {
 			ub += p.Buffers[i].Size + p.Buffers[i].Align + 1 // above any pushed-down plan's peak
@@ -109,7 +110,7 @@ func TestSATWindowReachesBruteForce(t *testing.T) {
 		if best > start {
 			climbed++
 		}
-	}
+	})
 	assert.Greater(t, climbed, 30, "SAT should refute max-live on many of them")
 }
 
@@ -117,14 +118,8 @@ func TestSATWindowReachesBruteForce(t *testing.T) {
 // lower bound, never above the brute-force optimum, and above the
 // alignment bound on some random problems.
 func TestWindowEngineRaisesTheRace(t *testing.T) {
-	rng := rand.New(rand.NewPCG(12, 4))
 	raised := 0
-	for k := 0; k < 200; k++ {
-		p := randomTimed(rng, 3+rng.IntN(5))
-		opt, _ := brute.Optimum(p)
-		if opt < 0 {
-			continue
-		}
+	eachFeasibleTimed(12, 4, 200, func(k int, p *model.Problem, opt int64) {
 		s := &solver{p: p, opt: Options{Threads: 2, Seed: 1, Method: "auto"}}
 		s.res = s.newResult()
 		ctx, cancel := context.WithCancel(context.Background())
@@ -138,6 +133,6 @@ func TestWindowEngineRaisesTheRace(t *testing.T) {
 		if r.lb > start {
 			raised++
 		}
-	}
+	})
 	assert.Greater(t, raised, 0)
 }
