@@ -123,8 +123,10 @@ func (pr *prover) refute(items []item, g int64, what string) (out int) {
 			if refused != "" {
 				return refusedBudget
 			}
-			if inf { // cannot happen above floorHeight; stop rather than crawl
-				return fits
+			if inf { // an item has no offset under h+4 clear of the pins
+				pr.raise((h+5)*g, fmt.Sprintf("%s: a buffer has no room below %d between the pins", what, (h+5)*g))
+				e = nil
+				continue
 			}
 			pr.st.add(Stats{Vars: e.vars, Clauses: e.clauses, Encodings: 1})
 		}

@@ -25,8 +25,9 @@ var variants = []struct {
 	{"no-cover", Options{NoCover: true}},
 	{"no-symmetry", Options{NoSymmetry: true}},
 	{"no-domain-filter", Options{NoDomainFilter: true}},
+	{"no-pin-filter", Options{NoPinFilter: true}},
 	{"no-probe", Options{NoProbe: true}},
-	{"none", Options{NoCover: true, NoSlackCover: true, NoSymmetry: true, NoDomainFilter: true, NoProbe: true}},
+	{"none", Options{NoCover: true, NoSlackCover: true, NoSymmetry: true, NoDomainFilter: true, NoPinFilter: true, NoProbe: true}},
 }
 
 var randomShapes = []struct {

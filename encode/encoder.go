@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -49,8 +50,11 @@ type hlit struct {
 // admissible values in [0, hmax − s], restricted to subset sums of the
 // other sizes (push-down normal form) when no item is pinned or aligned
 // and every piece spans its item's bytes (an item resting on a partial
-// piece or an alias member does not sit on a top).
-func domains(items []item, hmax int64, filter bool) [][]int64 {
+// piece or an alias member does not sit on a top). With pinFilter, values
+// at which an item would share bytes with a pinned item are dropped too
+// (pinned items are fixed obstacles); the encoder then needs no clauses
+// for pairs with a pinned item.
+func domains(items []item, hmax int64, filter, pinFilter bool) [][]int64 {
 	for i := range items {
 		if items[i].pin >= 0 || len(items[i].congs) > 0 || !items[i].fullWidth() {
 			filter = false
@@ -79,9 +83,54 @@ func domains(items []item, hmax int64, filter bool) [][]int64 {
 				}
 			}
 		}
+		if pinFilter {
+			d = avoidPins(items, i, d)
+		}
 		dom[i] = d
 	}
 	return dom
+}
+
+// avoidPins drops from d, the candidate offsets of item i, every value at
+// which i would share bytes with a pinned item (i itself excepted): the
+// forbidden differences (lo, hi) of o_j − o_i put o_i in (pin_j − hi,
+// pin_j − lo), that is the integers pin_j − hi + 1 … pin_j − lo − 1.
+func avoidPins(items []item, i int, d []int64) []int64 {
+	var bad, sp []span // closed integer ranges
+	for j := range items {
+		if j == i || items[j].pin < 0 {
+			continue
+		}
+		sp = forbidden(&items[i], &items[j], sp)
+		for _, s := range sp {
+			if lo, hi := items[j].pin-s.hi+1, items[j].pin-s.lo-1; lo <= hi {
+				bad = append(bad, span{lo, hi})
+			}
+		}
+	}
+	if len(bad) == 0 {
+		return d
+	}
+	slices.SortFunc(bad, func(x, y span) int { return cmp.Compare(x.lo, y.lo) })
+	k, w := 0, d[:0]
+	for _, v := range d {
+		for k < len(bad) && bad[k].hi < v {
+			k++
+		}
+		// The ranges before k end below v; the next starting at or below v
+		// may hold it, and an earlier-starting one may reach further.
+		hit := false
+		for t := k; t < len(bad) && bad[t].lo <= v; t++ {
+			if v <= bad[t].hi {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			w = append(w, v)
+		}
+	}
+	return w
 }
 
 // subsetSums returns for every item the bitset of the sums ≤ hmax of
@@ -113,12 +162,15 @@ func subsetSums(items []item, hmax int64) [][]uint64 {
 
 // estimate returns upper bounds on the variables and clauses of the
 // encoding before it is built.
-func estimate(items []item, dom [][]int64) (vars, clauses int64) {
+func estimate(items []item, dom [][]int64, pinFilter bool) (vars, clauses int64) {
 	var buf []span
 	for i := range items {
 		vars += int64(len(dom[i]))
 		clauses += int64(len(dom[i]))
 		for j := i + 1; j < len(items); j++ {
+			if pinFilter && (items[i].pin >= 0 || items[j].pin >= 0) {
+				continue // the domains avoid each other
+			}
 			k := int64(0)
 			if items[i].pieces == nil && items[j].pieces == nil {
 				if items[i].conflicts(&items[j]) {
@@ -174,6 +226,9 @@ func newEncoder(items []item, hmax int64, opt Options) (e *encoder, infeasible b
 	var sp []span
 	for i := range items {
 		for j := i + 1; j < len(items); j++ {
+			if !opt.NoPinFilter && (items[i].pin >= 0 || items[j].pin >= 0) {
+				continue // the domains avoid the pinned item
+			}
 			if sp = forbidden(&items[i], &items[j], sp); len(sp) == 0 {
 				continue
 			}
@@ -445,13 +500,13 @@ func admit(items []item, hmax int64, opt Options) (dom [][]int64, v, c int64, in
 				len(items), hmax, opt.maxVars())
 		}
 	}
-	dom = domains(items, hmax, !opt.NoDomainFilter)
+	dom = domains(items, hmax, !opt.NoDomainFilter, !opt.NoPinFilter)
 	for i := range dom {
 		if len(dom[i]) == 0 {
 			return nil, 0, 0, true, ""
 		}
 	}
-	v, c = estimate(items, dom)
+	v, c = estimate(items, dom, !opt.NoPinFilter)
 	if v > opt.maxVars() || c > opt.maxClauses() {
 		return nil, 0, 0, false, fmt.Sprintf("encoding of %d buffers over %d units would need ~%d variables and ~%d clauses (budget %d, %d)",
 			len(items), hmax, v, c, opt.maxVars(), opt.maxClauses())

@@ -22,6 +22,10 @@ type Options struct {
 	// NoDomainFilter keeps every aligned offset in a domain instead of only
 	// the subset sums of the other sizes (push-down normal form).
 	NoDomainFilter bool
+	// NoPinFilter keeps in a domain the offsets at which an item would
+	// share bytes with a pinned item, and encodes those pairs with clauses,
+	// instead of dropping the offsets and the pairs.
+	NoPinFilter bool
 	// MaxVars and MaxClauses bound the size of one encoding; an encoding
 	// that would exceed either is refused (Unknown with a reason) before it
 	// is built. 0 means DefaultMaxVars / DefaultMaxClauses.

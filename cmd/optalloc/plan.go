@@ -91,6 +91,7 @@ var pruneFlags = []struct {
 	{"no-components", "B&B: do not split into independent time components", func(o *solve.Options) { o.BnB.NoComponents = true }},
 	{"no-memo", "B&B: do not remember failed states", func(o *solve.Options) { o.BnB.NoMemo = true }},
 	{"no-cover", "SAT: no cover clauses for full sections", func(o *solve.Options) { o.SAT.NoCover = true }},
+	{"no-pin-filter", "SAT: keep offsets that overlap a pinned buffer in the domains and encode those pairs", func(o *solve.Options) { o.SAT.NoPinFilter = true }},
 	{"no-align-stacks", "B&B: section inference counts aligned buffers at their size, not rounded up to the alignment", func(o *solve.Options) { o.BnB.NoAlignStacks = true }},
 	{"no-canonical", "B&B: placements need not be non-decreasing in (offset, rank) from one step to the next", func(o *solve.Options) { o.BnB.NoCanonical = true }},
 	{"no-windows", "B&B: no window refutation (the unplaced buffers of a stretch of sections searched alone) at nodes whose subtree has grown large", func(o *solve.Options) { o.BnB.NoWindows = true }},
