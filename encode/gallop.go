@@ -172,3 +172,22 @@ func (o *Options) gallopTime() time.Duration {
 	}
 	return 8 * time.Second
 }
+
+// Admits reports whether the encoding of p under height bytes stays within
+// opt's budget, without building it, and why not when it does not (Gallop
+// declines such a problem at once). A problem the encoder does not
+// support, or with no offset for some buffer under height, is not admitted.
+func Admits(p *model.Problem, height int64, opt Options) (bool, string) {
+	in, err := newInstance(p, opt.RoundUp)
+	if err != nil {
+		return false, err.Error()
+	}
+	_, _, _, inf, refused := admit(in.positive().items, height/in.g, opt)
+	switch {
+	case refused != "":
+		return false, refused
+	case inf:
+		return false, "a buffer has no offset under the height"
+	}
+	return true, ""
+}

@@ -96,3 +96,22 @@ func TestGallopDeclinesOverBudget(t *testing.T) {
 	require.Contains(t, st.Reason, "budget")
 	require.Zero(t, st.Calls, "no solver call")
 }
+
+// TestAdmits: the budget check Gallop makes before building anything.
+func TestAdmits(t *testing.T) {
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "a", Start: 0, End: 2, Size: 4},
+		{ID: "b", Start: 1, End: 3, Size: 2, Align: 4},
+		{ID: "c", Start: 0, End: 3, Size: 6},
+	}}
+	ok, why := Admits(p, 12, Options{})
+	require.True(t, ok, why)
+	ok, why = Admits(p, 12, Options{MaxClauses: 3})
+	require.False(t, ok)
+	require.Contains(t, why, "clauses")
+	ok, _ = Admits(p, 5, Options{})
+	require.False(t, ok, "c has no offset below 5")
+	ok, why = Admits(p, 12, Options{RoundUp: 3})
+	require.False(t, ok, "alignment 4 does not divide the rounding unit")
+	require.NotEmpty(t, why)
+}

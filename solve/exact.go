@@ -207,7 +207,7 @@ func (s *solver) satEngine() engine {
 		}
 	}
 	minimise := encode.Minimise
-	if s.opt.SAT.MaxClauses == 0 && sparselyAligned(s.p) {
+	if s.gallops() {
 		// Large alignments leave the aligned buffers a few offsets each,
 		// and gini answers whole problems far beyond the race's budget:
 		// MiniMalloc K with alignment 65536 (7 M clauses) fits 1200 KiB
@@ -266,6 +266,28 @@ func (s *solver) windowEngine(r *race) engine {
 // the clauses built (K with alignment: 12.3 M estimated, 7.1 M built,
 // 540 MB resident).
 const satAlignedMaxClauses = 16_000_000
+
+// gallops reports whether the SAT engine minimises with encode.Gallop and
+// a budget of satAlignedMaxClauses: on sparsely aligned problems, unless
+// the caller set a budget of its own.
+func (s *solver) gallops() bool {
+	return s.opt.SAT.MaxClauses == 0 && sparselyAligned(s.p)
+}
+
+// gallopsWhole reports whether a minimisation race will have SAT gallop on
+// the whole problem: SAT takes part, gallops, there is a plan to start
+// from, and the encoding just below its peak fits the budget (else Gallop
+// declines at once: mindspore bert_base with alignment 64 is sparsely
+// aligned, but on a grid of one byte).
+func (s *solver) gallopsWhole() bool {
+	if _, useSAT := s.engines(); !useSAT || !s.gallops() || s.res.Plan == nil {
+		return false
+	}
+	opt := s.opt.SAT
+	opt.MaxClauses = satAlignedMaxClauses
+	ok, _ := encode.Admits(s.p, s.res.Peak-1, opt)
+	return ok
+}
 
 // sparselyAligned reports whether at least a third of the buffers of a
 // single-pool problem have an alignment of at least largeAlign units of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/optalloc/optalloc/encode"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/verify"
 	"github.com/stretchr/testify/require"
@@ -31,6 +32,51 @@ func TestSparselyAligned(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			require.Equal(t, c.want, sparselyAligned(&model.Problem{Buffers: c.bufs, Pools: c.pools}))
+		})
+	}
+}
+
+// TestGallopsWhole: the minimisation skips the coarse restrictions only
+// when SAT will gallop on the whole problem: sparsely aligned, SAT on, no
+// budget of the caller's, a plan to start from, and an encoding within
+// budget (a byte grid and a 4 MB axis is not).
+func TestGallopsWhole(t *testing.T) {
+	small := []model.Buffer{
+		{ID: "a", Start: 0, End: 2, Size: 1024, Align: 8192},
+		{ID: "b", Start: 1, End: 3, Size: 1024, Align: 8192},
+		{ID: "c", Start: 0, End: 3, Size: 2048},
+	}
+	huge := []model.Buffer{
+		{ID: "a", Start: 0, End: 2, Size: 8, Align: 64},
+		{ID: "b", Start: 1, End: 3, Size: 8, Align: 64},
+		{ID: "c", Start: 0, End: 3, Size: 4_000_001},
+		{ID: "d", Start: 2, End: 3, Size: 3}, // about 4 M offsets
+	}
+	for _, c := range []struct {
+		name   string
+		bufs   []model.Buffer
+		opt    Options
+		noPlan bool
+		want   bool
+	}{
+		{"sparsely aligned, small", small, Options{Method: "auto"}, false, true},
+		{"no SAT", small, Options{Method: "auto", NoSAT: true}, false, false},
+		{"branch-and-bound only", small, Options{Method: "bnb"}, false, false},
+		{"a budget of the caller's", small, Options{Method: "auto", SAT: encode.Options{MaxClauses: 1 << 20}}, false, false},
+		{"no plan yet", small, Options{Method: "auto"}, true, false},
+		{"over budget", huge, Options{Method: "auto"}, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &model.Problem{Buffers: c.bufs}
+			require.True(t, sparselyAligned(p))
+			s := &solver{p: p, opt: c.opt}
+			s.res = s.newResult()
+			if !c.noPlan {
+				r, err := Solve(context.Background(), p, Options{Method: "greedy-size"})
+				require.NoError(t, err)
+				s.res.Plan, s.res.Peak = r.Plan, r.Peak
+			}
+			require.Equal(t, c.want, s.gallopsWhole())
 		})
 	}
 }
