@@ -163,7 +163,9 @@ type engine struct {
 	name string
 	// delay holds the engine back in a race, so that what the other engine
 	// answers at once costs nothing.
-	delay    time.Duration
+	delay time.Duration
+	// decide answers the decision at capacity; with undecided it may
+	// return a plan above the capacity, reported when none fits.
 	decide   func(ctx context.Context, p *model.Problem, capacity int64) (*model.Plan, outcome, any, error)
 	minimise func(ctx context.Context, p *model.Problem, incumbent *model.Plan, lb int64, onImprove func(*model.Plan)) (int64, any, error)
 }
@@ -348,7 +350,7 @@ func (s *solver) portfolioEngine() engine {
 			if plan.Peak(p) <= c {
 				return plan, fits, st, nil
 			}
-			return nil, undecided, st, nil
+			return plan, undecided, st, nil // above c: offered as the best found
 		},
 	}
 }
@@ -374,6 +376,10 @@ func (r *race) run(ctx context.Context, e engine, capacity int64) {
 		case answer == fits:
 			r.offer(plan, e.name)
 			r.cancel()
+		case plan != nil:
+			// A plan above the capacity answers nothing, but when no
+			// plan fits, the result reports the lowest one found.
+			r.offer(plan, e.name)
 		case answer == refuted:
 			r.mu.Lock()
 			r.refuted = e.name

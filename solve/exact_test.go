@@ -81,6 +81,28 @@ func TestGallopsWhole(t *testing.T) {
 	}
 }
 
+// TestRaceReportsBestOverCapacity: when no plan fits, the result reports
+// the lowest plan above the capacity that an engine returned undecided.
+func TestRaceReportsBestOverCapacity(t *testing.T) {
+	free := randomProblem(5, 20)
+	g, err := Solve(context.Background(), free, Options{Method: "greedy-size"})
+	require.NoError(t, err)
+	p := *free
+	c := g.Peak - 1
+	p.Pools = []model.Pool{{Name: model.DefaultPool, Capacity: c}}
+	s := &solver{p: &p, opt: Options{Threads: 2}}
+	s.res = s.newResult()
+	r := &race{s: s, cancel: func() {}}
+	r.run(context.Background(), engine{name: "fake", decide: func(context.Context, *model.Problem, int64) (*model.Plan, outcome, any, error) {
+		return g.Plan, undecided, nil, nil
+	}}, c)
+	s.finish()
+	require.Nil(t, s.res.Plan)
+	require.Equal(t, Unknown, s.res.Status)
+	require.Equal(t, g.Peak, s.res.Peak)
+	require.Contains(t, s.res.Reason, "above the capacity")
+}
+
 // TestPortfolioEngineDecides: the portfolio's race adapter answers fits
 // with a plan within the capacity, and undecided below what it reaches.
 func TestPortfolioEngineDecides(t *testing.T) {
@@ -92,7 +114,11 @@ func TestPortfolioEngineDecides(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, fits, answer)
 	require.Empty(t, verify.Check(p, plan))
-	_, answer, _, err = e.decide(context.Background(), p, p.ComputeSweep().MaxLive-1)
+	c := p.ComputeSweep().MaxLive - 1
+	plan, answer, _, err = e.decide(context.Background(), p, c)
 	require.NoError(t, err)
 	require.Equal(t, undecided, answer)
+	require.NotNil(t, plan, "the plan above the capacity is returned, to be reported as the best found")
+	require.Greater(t, plan.Peak(p), c)
+	require.Empty(t, verify.Check(p, plan))
 }
