@@ -101,25 +101,7 @@ func (s *solver) runExact(ctx context.Context) error {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r := &race{s: s, cancel: cancel, lb: s.res.LowerBound}
-	var engines []engine
-	if useBnB {
-		engines = append(engines, s.bnbEngine())
-	}
-	if useSAT {
-		engines = append(engines, s.satEngine())
-	}
-	if capacity > s.res.LowerBound && s.opt.Threads != 1 && (s.opt.Method == "auto" || s.opt.Method == "exact") {
-		// Only with room above the bound: at the bound itself a heuristic
-		// plan is all but never found, and the portfolio would only slow
-		// the exact engines (E: 2.3 s → 4.1 s).
-		engines = append(engines, s.portfolioEngine())
-	}
-	if capacity > 0 && s.coarseApplies() {
-		engines = append(engines, s.coarseEngine())
-	}
-	if capacity == 0 && useBnB && s.opt.Threads != 1 && (s.opt.Method == "auto" || s.opt.Method == "exact") && sparselyAligned(s.p) {
-		engines = append(engines, s.windowEngine(r))
-	}
+	engines := s.raceEngines(r, capacity)
 	if s.opt.Threads == 1 {
 		// One thread: no race, the engines take turns, so that the result
 		// does not depend on timing (deterministic when the search ends).
@@ -147,6 +129,37 @@ func (s *solver) runExact(ctx context.Context) error {
 		s.refutedBy = r.refuted
 	}
 	return nil
+}
+
+// raceEngines lists the engines of a race deciding capacity (0:
+// minimising).
+func (s *solver) raceEngines(r *race, capacity int64) []engine {
+	useBnB, useSAT := s.engines()
+	racing := s.opt.Threads != 1 && (s.opt.Method == "auto" || s.opt.Method == "exact")
+	var engines []engine
+	if useBnB {
+		engines = append(engines, s.bnbEngine())
+	}
+	if useSAT {
+		engines = append(engines, s.satEngine())
+	}
+	if capacity > s.res.LowerBound && racing {
+		// Only with room above the bound: at the bound itself a heuristic
+		// plan is all but never found, and the portfolio would only slow
+		// the exact engines (E: 2.3 s → 4.1 s).
+		engines = append(engines, s.portfolioEngine())
+	}
+	if capacity > 0 && s.coarseApplies() && !s.satWhole(capacity) {
+		// Where SAT decides the whole problem, the restrictions only slow
+		// it (MiniMalloc with alignment 65536 on buffers ≥ 64 KiB, two runs
+		// each: K at 1228800 36 s → 19–20 s, C at 1177600 11 s → 6.6 s, G
+		// at 1246208 4.2 s → 3.2 s).
+		engines = append(engines, s.coarseEngine())
+	}
+	if capacity == 0 && useBnB && racing && sparselyAligned(s.p) {
+		engines = append(engines, s.windowEngine(r))
+	}
+	return engines
 }
 
 // outcome is an engine's answer to a decision.
@@ -276,18 +289,19 @@ func (s *solver) gallops() bool {
 	return s.opt.SAT.MaxClauses == 0 && sparselyAligned(s.p)
 }
 
-// gallopsWhole reports whether a minimisation race will have SAT gallop on
-// the whole problem: SAT takes part, gallops, there is a plan to start
-// from, and the encoding just below its peak fits the budget (else Gallop
-// declines at once: mindspore bert_base with alignment 64 is sparsely
-// aligned, but on a grid of one byte).
-func (s *solver) gallopsWhole() bool {
-	if _, useSAT := s.engines(); !useSAT || !s.gallops() || s.res.Plan == nil {
+// satWhole reports whether SAT takes the whole problem under height (bytes)
+// in a race: it takes part, gallops (sparsely aligned, the default budget
+// raised to satAlignedMaxClauses), and the encoding under height fits that
+// budget (else it declines at once: mindspore bert_base with alignment 64
+// is sparsely aligned, but on a grid of one byte). The coarse
+// restrictions then only take its time (runCoarse, runExact).
+func (s *solver) satWhole(height int64) bool {
+	if _, useSAT := s.engines(); !useSAT || !s.gallops() || height <= 0 {
 		return false
 	}
 	opt := s.opt.SAT
 	opt.MaxClauses = satAlignedMaxClauses
-	ok, _ := encode.Admits(s.p, s.res.Peak-1, opt)
+	ok, _ := encode.Admits(s.p, height, opt)
 	return ok
 }
 

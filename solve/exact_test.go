@@ -36,11 +36,11 @@ func TestSparselyAligned(t *testing.T) {
 	}
 }
 
-// TestGallopsWhole: the minimisation skips the coarse restrictions only
-// when SAT will gallop on the whole problem: sparsely aligned, SAT on, no
-// budget of the caller's, a plan to start from, and an encoding within
-// budget (a byte grid and a 4 MB axis is not).
-func TestGallopsWhole(t *testing.T) {
+// TestSATWhole: the coarse restrictions are skipped only where SAT takes
+// the whole problem under the height: sparsely aligned, SAT on, no budget
+// of the caller's, and an encoding within budget (a byte grid and a 4 MB
+// axis is not).
+func TestSATWhole(t *testing.T) {
 	small := []model.Buffer{
 		{ID: "a", Start: 0, End: 2, Size: 1024, Align: 8192},
 		{ID: "b", Start: 1, End: 3, Size: 1024, Align: 8192},
@@ -56,27 +56,56 @@ func TestGallopsWhole(t *testing.T) {
 		name   string
 		bufs   []model.Buffer
 		opt    Options
-		noPlan bool
+		height int64
 		want   bool
 	}{
-		{"sparsely aligned, small", small, Options{Method: "auto"}, false, true},
-		{"no SAT", small, Options{Method: "auto", NoSAT: true}, false, false},
-		{"branch-and-bound only", small, Options{Method: "bnb"}, false, false},
-		{"a budget of the caller's", small, Options{Method: "auto", SAT: encode.Options{MaxClauses: 1 << 20}}, false, false},
-		{"no plan yet", small, Options{Method: "auto"}, true, false},
-		{"over budget", huge, Options{Method: "auto"}, false, false},
+		{"sparsely aligned, small", small, Options{Method: "auto"}, 8192, true},
+		{"no SAT", small, Options{Method: "auto", NoSAT: true}, 8192, false},
+		{"branch-and-bound only", small, Options{Method: "bnb"}, 8192, false},
+		{"SAT only", small, Options{Method: "sat"}, 8192, true},
+		{"a budget of the caller's", small, Options{Method: "auto", SAT: encode.Options{MaxClauses: 1 << 20}}, 8192, false},
+		{"no height", small, Options{Method: "auto"}, 0, false},
+		{"over budget", huge, Options{Method: "auto"}, 4_000_020, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := &model.Problem{Buffers: c.bufs}
 			require.True(t, sparselyAligned(p))
 			s := &solver{p: p, opt: c.opt}
+			require.Equal(t, c.want, s.satWhole(c.height))
+		})
+	}
+}
+
+// TestRaceEngines: which engines race. The coarse restrictions join a
+// decision only where SAT does not take the whole problem; the window
+// bounds join only a minimisation of a sparsely aligned problem.
+func TestRaceEngines(t *testing.T) {
+	aligned := &model.Problem{Buffers: []model.Buffer{
+		{ID: "a", Start: 0, End: 2, Size: 1024, Align: 8192},
+		{ID: "b", Start: 1, End: 3, Size: 1024, Align: 8192},
+		{ID: "c", Start: 0, End: 3, Size: 2048},
+	}}
+	require.NotEmpty(t, coarseLevels(aligned))
+	for _, c := range []struct {
+		name     string
+		opt      Options
+		capacity int64
+		want     []string
+	}{
+		{"decision", Options{Method: "auto", Threads: 2}, 8192, []string{"bnb", "sat", "heuristic"}},
+		{"decision without SAT", Options{Method: "auto", Threads: 2, NoSAT: true}, 8192, []string{"bnb", "heuristic", "coarse"}},
+		{"minimisation", Options{Method: "auto", Threads: 2}, 0, []string{"bnb", "sat", "window"}},
+		{"one thread", Options{Method: "auto", Threads: 1}, 8192, []string{"bnb", "sat"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := &solver{p: aligned, opt: c.opt}
 			s.res = s.newResult()
-			if !c.noPlan {
-				r, err := Solve(context.Background(), p, Options{Method: "greedy-size"})
-				require.NoError(t, err)
-				s.res.Plan, s.res.Peak = r.Plan, r.Peak
+			s.res.LowerBound = 4096
+			var names []string
+			for _, e := range s.raceEngines(&race{s: s}, c.capacity) {
+				names = append(names, e.name)
 			}
-			require.Equal(t, c.want, s.gallopsWhole())
+			require.Equal(t, c.want, names)
 		})
 	}
 }
