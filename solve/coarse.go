@@ -224,7 +224,7 @@ func (s *solver) runCoarse(ctx context.Context) error {
 		// on buffers ≥ 64 KiB, auto 60 s, three runs each with and
 		// without them: C 1 192 960–1 221 632 → 1 174 528–1 189 888, K
 		// 1 259 520–1 273 856 → 1 235 968–1 257 472; G is still proven,
-		// by SAT on the whole problem (10.0–10.2 s instead of 7.9–8.6 s).
+		// by SAT on the whole problem (10.0–10.5 s instead of 7.9–8.6 s).
 		return nil
 	}
 	if early := min(earlyRace, part(ctx, 10)); early > 0 {
