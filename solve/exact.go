@@ -32,7 +32,8 @@ type race struct {
 	s      *solver
 	mu     sync.Mutex
 	cancel context.CancelFunc
-	lb     int64 // best proven lower bound
+	lb     int64  // best proven lower bound
+	lbBy   string // what proved lb, when an engine raised it
 	err    error
 	// refuted names the engine that proved no plan fits the capacity.
 	refuted string
@@ -61,10 +62,12 @@ func (r *race) decline(name string, err error) {
 
 // raise records a proven lower bound and stops the race once it meets the
 // best plan.
-func (r *race) raise(lb int64) {
+func (r *race) raise(lb int64, by string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.lb = max(r.lb, lb)
+	if lb > r.lb {
+		r.lb, r.lbBy = lb, by
+	}
 	if r.s.res.Plan != nil && r.s.res.Peak <= r.lb {
 		r.cancel()
 	}
@@ -124,7 +127,12 @@ func (s *solver) runExact(ctx context.Context) error {
 	if r.err != nil {
 		return r.err
 	}
-	s.res.LowerBound = max(s.res.LowerBound, r.lb)
+	if r.lb > s.res.LowerBound {
+		s.res.LowerBound = r.lb
+		if r.lbBy != "" {
+			s.boundName = r.lbBy
+		}
+	}
 	if r.refuted != "" && s.res.Plan == nil {
 		s.refutedBy = r.refuted
 	}
@@ -156,7 +164,9 @@ func (s *solver) raceEngines(r *race, capacity int64) []engine {
 		// at 1246208 4.2 s → 3.2 s).
 		engines = append(engines, s.coarseEngine())
 	}
-	if capacity == 0 && useBnB && racing && sparselyAligned(s.p) {
+	if useBnB && racing && sparselyAligned(s.p) {
+		// Windows raise the bound: a minimisation's, or above a
+		// capacity, which refutes it.
 		engines = append(engines, s.windowEngine(r))
 	}
 	return engines
@@ -255,23 +265,40 @@ func (s *solver) satEngine() engine {
 // windows raised nothing (bounds --prove on D, E, F, I, J, K with page
 // alignment, 10 s each), so other problems do not pay for them.
 func (s *solver) windowEngine(r *race) engine {
+	current := func() int64 {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.lb
+	}
+	// prove runs the window prover, raising the race's bound, until ctx
+	// ends, every window was tried, or the bound exceeds stop.
+	prove := func(ctx context.Context, p *model.Problem, stop int64) map[string]any {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		how := ""
+		n := windowBound(ctx, p, s.opt, current, func(v int64, _, detail string) {
+			if v > current() {
+				how = detail
+			}
+			r.raise(v, "the window bound")
+			if stop > 0 && v > stop {
+				cancel()
+			}
+		})
+		return map[string]any{"windows": n, "proof": how}
+	}
 	return engine{
 		name:  "window",
 		delay: windowDelay,
-		minimise: func(ctx context.Context, p *model.Problem, _ *model.Plan, lb int64, _ func(*model.Plan)) (int64, any, error) {
-			current := func() int64 {
-				r.mu.Lock()
-				defer r.mu.Unlock()
-				return max(r.lb, lb)
+		decide: func(ctx context.Context, p *model.Problem, c int64) (*model.Plan, outcome, any, error) {
+			st := prove(ctx, p, c)
+			if current() > c {
+				return nil, refuted, st, nil
 			}
-			how := ""
-			n := windowBound(ctx, p, s.opt, current, func(v int64, _, detail string) {
-				if v > current() {
-					how = detail
-				}
-				r.raise(v)
-			})
-			return lb, map[string]any{"windows": n, "proof": how}, nil
+			return nil, undecided, st, nil
+		},
+		minimise: func(ctx context.Context, p *model.Problem, _ *model.Plan, lb int64, _ func(*model.Plan)) (int64, any, error) {
+			return lb, prove(ctx, p, 0), nil
 		},
 	}
 }
@@ -411,5 +438,5 @@ func (r *race) run(ctx context.Context, e engine, capacity int64) {
 		r.decline(e.name, err)
 		return
 	}
-	r.raise(proven)
+	r.raise(proven, "the "+e.name+" engine's bound")
 }

@@ -78,7 +78,8 @@ func TestSATWhole(t *testing.T) {
 
 // TestRaceEngines: which engines race. The coarse restrictions join a
 // decision only where SAT does not take the whole problem; the window
-// bounds join only a minimisation of a sparsely aligned problem.
+// bounds join a race on a sparsely aligned problem, with the
+// branch-and-bound (which minimises the windows).
 func TestRaceEngines(t *testing.T) {
 	aligned := &model.Problem{Buffers: []model.Buffer{
 		{ID: "a", Start: 0, End: 2, Size: 1024, Align: 8192},
@@ -92,8 +93,9 @@ func TestRaceEngines(t *testing.T) {
 		capacity int64
 		want     []string
 	}{
-		{"decision", Options{Method: "auto", Threads: 2}, 8192, []string{"bnb", "sat", "heuristic"}},
-		{"decision without SAT", Options{Method: "auto", Threads: 2, NoSAT: true}, 8192, []string{"bnb", "heuristic", "coarse"}},
+		{"decision", Options{Method: "auto", Threads: 2}, 8192, []string{"bnb", "sat", "heuristic", "window"}},
+		{"decision without SAT", Options{Method: "auto", Threads: 2, NoSAT: true}, 8192, []string{"bnb", "heuristic", "coarse", "window"}},
+		{"decision without the branch-and-bound", Options{Method: "auto", Threads: 2, NoBnB: true}, 8192, []string{"sat", "heuristic"}},
 		{"minimisation", Options{Method: "auto", Threads: 2}, 0, []string{"bnb", "sat", "window"}},
 		{"one thread", Options{Method: "auto", Threads: 1}, 8192, []string{"bnb", "sat"}},
 	} {

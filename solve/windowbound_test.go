@@ -116,7 +116,8 @@ func TestSATWindowReachesBruteForce(t *testing.T) {
 
 // TestWindowEngineRaisesTheRace: the race's window engine raises the race's
 // lower bound, never above the brute-force optimum, and above the
-// alignment bound on some random problems.
+// alignment bound on some random problems; deciding, it refutes a
+// capacity below what it raised and never the optimum.
 func TestWindowEngineRaisesTheRace(t *testing.T) {
 	raised := 0
 	eachFeasibleTimed(12, 4, 200, func(k int, p *model.Problem, opt int64) {
@@ -132,7 +133,22 @@ func TestWindowEngineRaisesTheRace(t *testing.T) {
 		require.LessOrEqual(t, r.lb, opt, "instance %d: %+v", k, p.Buffers)
 		if r.lb > start {
 			raised++
+			// Deciding, the engine refutes a capacity below what it
+			// raised, and names the proof.
+			c := r.lb - 1
+			d := &race{s: s, cancel: func() {}, lb: start}
+			plan, answer, _, err := s.windowEngine(d).decide(context.Background(), p, c)
+			require.NoError(t, err)
+			require.Nil(t, plan)
+			require.Equal(t, refuted, answer, "instance %d at %d", k, c)
+			require.Greater(t, d.lb, c)
+			require.Equal(t, "the window bound", d.lbBy)
 		}
+		// It never refutes the optimum.
+		d := &race{s: s, cancel: func() {}, lb: start}
+		_, answer, _, err := s.windowEngine(d).decide(context.Background(), p, opt)
+		require.NoError(t, err)
+		require.Equal(t, undecided, answer, "instance %d", k)
 	})
 	assert.Greater(t, raised, 0)
 }
