@@ -16,7 +16,10 @@
 // in a sparse domain: admissible values (pins, alignment congruences) and,
 // when no item is pinned or aligned and every piece spans its item's bytes,
 // only subset sums of the other sizes (push-down normal form: each item then
-// rests at 0 or on a top).
+// rests at 0 or on a top). Pinned items are fixed obstacles: the values at
+// which an item would share bytes with one are dropped, and pairs with a
+// pinned item get no clauses (Options.NoPinFilter keeps both); LNS
+// neighbourhoods, which pin everything outside them, shrink the most.
 //
 // Two items conflict when some pieces of theirs share a time. Each such
 // pair (p of a, q of b) forbids the relative offset d = o_b − o_a in
