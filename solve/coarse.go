@@ -218,7 +218,7 @@ func (s *solver) runCoarse(ctx context.Context) error {
 		// the bound is optimal already.
 		return nil
 	}
-	if s.res.Plan != nil && s.satWhole(s.res.Peak-1) {
+	if s.satMinimisesWhole() {
 		// SAT minimises the whole problem (encode.Gallop), and the
 		// restrictions only take its time. MiniMalloc with alignment 65536
 		// on buffers ≥ 64 KiB, auto 60 s, three runs each with and

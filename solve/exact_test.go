@@ -2,7 +2,9 @@ package solve
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/optalloc/optalloc/encode"
 	"github.com/optalloc/optalloc/model"
@@ -80,7 +82,8 @@ func TestSATWhole(t *testing.T) {
 // decision only where SAT does not take the whole problem; the window
 // bounds join a race on a sparsely aligned problem, with the
 // branch-and-bound (which minimises the windows), deciding only a capacity
-// at most 5% above the bound (4096 here).
+// at most 5% above the bound (4096 here); the branch-and-bound stays out
+// of a minimisation that SAT takes whole.
 func TestRaceEngines(t *testing.T) {
 	aligned := &model.Problem{Buffers: []model.Buffer{
 		{ID: "a", Start: 0, End: 2, Size: 1024, Align: 8192},
@@ -99,17 +102,37 @@ func TestRaceEngines(t *testing.T) {
 		{"decision without SAT", Options{Method: "auto", Threads: 2, NoSAT: true}, 4300, []string{"bnb", "heuristic", "coarse", "window"}},
 		{"decision without the branch-and-bound", Options{Method: "auto", Threads: 2, NoBnB: true}, 4300, []string{"sat", "heuristic"}},
 		{"minimisation", Options{Method: "auto", Threads: 2}, 0, []string{"bnb", "sat", "window"}},
+		{"minimisation from a plan", Options{Method: "auto", Threads: 2}, -1, []string{"sat", "window"}},
+		{"minimisation from a plan without SAT", Options{Method: "auto", Threads: 2, NoSAT: true}, -1, []string{"bnb", "window"}},
 		{"one thread", Options{Method: "auto", Threads: 1}, 8192, []string{"bnb", "sat"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := &solver{p: aligned, opt: c.opt}
 			s.res = s.newResult()
 			s.res.LowerBound = 4096
+			capacity := c.capacity
+			if capacity < 0 { // minimising from a plan
+				r, err := Solve(context.Background(), aligned, Options{Method: "greedy-size"})
+				require.NoError(t, err)
+				s.res.Plan, s.res.Peak, capacity = r.Plan, r.Peak, 0
+			}
 			var names []string
-			for _, e := range s.raceEngines(&race{s: s}, c.capacity) {
+			var satDelay time.Duration
+			for _, e := range s.raceEngines(&race{s: s}, capacity) {
 				names = append(names, e.name)
+				if e.name == "sat" {
+					satDelay = e.delay
+				}
 			}
 			require.Equal(t, c.want, names)
+			if slices.Contains(names, "sat") {
+				// SAT waits for the branch-and-bound only when it races.
+				want := time.Duration(0)
+				if slices.Contains(names, "bnb") {
+					want = satRaceDelay
+				}
+				require.Equal(t, want, satDelay)
+			}
 		})
 	}
 }
