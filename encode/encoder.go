@@ -112,25 +112,32 @@ func avoidPins(items []item, i int, d []int64) []int64 {
 		return d
 	}
 	slices.SortFunc(bad, func(x, y span) int { return cmp.Compare(x.lo, y.lo) })
+	m := 0 // merge overlapping ranges: disjoint and increasing after
+	for _, r := range bad[1:] {
+		if r.lo <= bad[m].hi {
+			bad[m].hi = max(bad[m].hi, r.hi)
+			continue
+		}
+		m++
+		bad[m] = r
+	}
+	bad = bad[:m+1]
 	k, w := 0, d[:0]
 	for _, v := range d {
 		for k < len(bad) && bad[k].hi < v {
 			k++
 		}
-		// The ranges before k end below v; the next starting at or below v
-		// may hold it, and an earlier-starting one may reach further.
-		hit := false
-		for t := k; t < len(bad) && bad[t].lo <= v; t++ {
-			if v <= bad[t].hi {
-				hit = true
-				break
-			}
-		}
-		if !hit {
+		if k == len(bad) || v < bad[k].lo {
 			w = append(w, v)
 		}
 	}
 	return w
+}
+
+// pinnedPair reports whether the pair (a, b) involves a pinned item, so
+// that, with the pin filter, their domains already keep them apart.
+func pinnedPair(a, b *item, pinFilter bool) bool {
+	return pinFilter && (a.pin >= 0 || b.pin >= 0)
 }
 
 // subsetSums returns for every item the bitset of the sums ≤ hmax of
@@ -168,8 +175,8 @@ func estimate(items []item, dom [][]int64, pinFilter bool) (vars, clauses int64)
 		vars += int64(len(dom[i]))
 		clauses += int64(len(dom[i]))
 		for j := i + 1; j < len(items); j++ {
-			if pinFilter && (items[i].pin >= 0 || items[j].pin >= 0) {
-				continue // the domains avoid each other
+			if pinnedPair(&items[i], &items[j], pinFilter) {
+				continue
 			}
 			k := int64(0)
 			if items[i].pieces == nil && items[j].pieces == nil {
@@ -226,8 +233,8 @@ func newEncoder(items []item, hmax int64, opt Options) (e *encoder, infeasible b
 	var sp []span
 	for i := range items {
 		for j := i + 1; j < len(items); j++ {
-			if !opt.NoPinFilter && (items[i].pin >= 0 || items[j].pin >= 0) {
-				continue // the domains avoid the pinned item
+			if pinnedPair(&items[i], &items[j], !opt.NoPinFilter) {
+				continue
 			}
 			if sp = forbidden(&items[i], &items[j], sp); len(sp) == 0 {
 				continue

@@ -31,19 +31,19 @@ import (
 // Stats add up the encodings; Stats.Reason says why it stopped early.
 func Gallop(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options,
 	onImprove func(*model.Plan)) (*model.Plan, int64, Stats, error) {
-	d, err := startDescent(p, incumbent, lowerBound, opt, onImprove)
-	if err != nil {
-		return nil, 0, Stats{}, err
-	}
-	if d.in == nil { // declined
-		return d.best, d.lb, d.st, nil
-	}
+	return descend(p, incumbent, lowerBound, opt, onImprove, func(d *descent) (*model.Plan, int64, Stats, error) {
+		return gallopFrom(ctx, d, opt)
+	})
+}
+
+// gallopFrom runs Gallop's descent from d.
+func gallopFrom(ctx context.Context, d *descent, opt Options) (*model.Plan, int64, Stats, error) {
 	g := d.in.g
 	// Nothing to descend from when the first-fit packing is above the
 	// pool's capacity (no plan): then the capacity itself is asked first.
 	ub := (d.capacity/g + 1) * g
 	if d.best != nil {
-		ub = d.best.Peak(p)
+		ub = d.best.Peak(d.p)
 	}
 	// Every height asked is below ub, and the encoding just below it is the
 	// largest: when that is over budget, decline at once, even where the
@@ -55,13 +55,7 @@ func Gallop(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerB
 		d.st.Reason = refused
 		return d.best, d.lb, d.st, nil
 	}
-	return gallopFrom(ctx, d, ub, opt)
-}
-
-// gallopFrom runs Gallop's descent below ub (bytes; the peak of d.best
-// when that is not nil).
-func gallopFrom(ctx context.Context, d *descent, ub int64, opt Options) (*model.Plan, int64, Stats, error) {
-	in, items, g, lb, st := d.in, d.s.items, d.in.g, d.lb, d.st
+	in, items, lb, st := d.in, d.s.items, d.lb, d.st
 	var e *encoder
 	finish := func(reason string) (*model.Plan, int64, Stats, error) {
 		if e != nil {

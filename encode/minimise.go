@@ -82,6 +82,15 @@ func (d *descent) improve(o []int64, pk int64) {
 // early.
 func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options,
 	onImprove func(*model.Plan)) (*model.Plan, int64, Stats, error) {
+	return descend(p, incumbent, lowerBound, opt, onImprove, func(d *descent) (*model.Plan, int64, Stats, error) {
+		return minimiseFrom(ctx, d, opt)
+	})
+}
+
+// descend starts a descent (startDescent) and runs from on it; a problem
+// the encoding declines gets the incumbent and the bound back.
+func descend(p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options, onImprove func(*model.Plan),
+	from func(d *descent) (*model.Plan, int64, Stats, error)) (*model.Plan, int64, Stats, error) {
 	d, err := startDescent(p, incumbent, lowerBound, opt, onImprove)
 	if err != nil {
 		return nil, 0, Stats{}, err
@@ -89,6 +98,11 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 	if d.in == nil { // declined
 		return d.best, d.lb, d.st, nil
 	}
+	return from(d)
+}
+
+// minimiseFrom runs Minimise's descent from d.
+func minimiseFrom(ctx context.Context, d *descent, opt Options) (*model.Plan, int64, Stats, error) {
 	in, s, g, lb, peak, st := d.in, d.s, d.in.g, d.lb, d.peak, d.st
 	// Stop descending at the item model's own bound (units, rounded up).
 	stop := max((lb+g-1)/g, maxLive(s.items, seq(len(s.items))), floorHeight(s.items))
@@ -111,14 +125,15 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 	if refused != "" {
 		st.Reason = refused
 		if opt.LNS {
-			pl, ist, ierr := Improve(ctx, p, d.best, opt, onImprove)
-			if err = ierr; err == nil {
+			pl, ist, err := Improve(ctx, d.p, d.best, opt, d.onImprove)
+			if err == nil {
 				d.best = pl
 			}
 			st.add(ist)
 			st.Reason = refused + "; large-neighbourhood search: " + ist.Reason
+			return d.best, lb, st, err
 		}
-		return d.best, lb, st, err
+		return d.best, lb, st, nil
 	}
 	done := func(err error) (*model.Plan, int64, Stats, error) {
 		st.add(e.stats())

@@ -149,10 +149,11 @@ func (s *solver) raceEngines(r *race, capacity int64) []engine {
 	if bnbRaces {
 		// Where SAT minimises the whole problem, the branch-and-bound's
 		// threads only take its core (MiniMalloc with alignment 65536 on
-		// buffers ≥ 64 KiB, auto 60 s: K 1 235 968–1 282 048 with them,
-		// 1 219 584–1 235 968 without; G proven in 6.5 s instead of 10 s;
-		// C 1 174 528–1 189 888 with them, 1 189 888 without). It still
-		// minimises the windows of the window engine.
+		// buffers ≥ 64 KiB, auto 60 s: K 1 235 968–1 282 048 in seven runs
+		// with them, 1 219 584–1 240 064 in five without; G proven in
+		// 4.9–6.5 s instead of 9.9–10.5 s; C 1 174 528–1 189 888 with
+		// them, 1 186 816–1 189 888 without). It still minimises the
+		// windows of the window engine.
 		engines = append(engines, s.bnbEngine())
 	}
 	if useSAT {
@@ -275,10 +276,12 @@ func (s *solver) satEngine() engine {
 	}
 }
 
-// windowEngine joins a minimisation race on sparsely aligned problems with
-// the window bounds of windowbound.go (after windowDelay): the buffers of a
-// short stretch of time, clipped to it, minimised by the branch-and-bound
-// and refuted by SAT, raise the race's lower bound; it offers no plans.
+// windowEngine joins a race on sparsely aligned problems (see raceEngines)
+// with the window bounds of windowbound.go (after windowDelay): the buffers
+// of a short stretch of time, clipped to it, minimised by the
+// branch-and-bound and refuted by SAT, raise the race's lower bound, and a
+// decision's capacity is refuted once the bound exceeds it; it offers no
+// plans.
 // There the one- and two-time alignment bounds leave most of the gap (K
 // with alignment 65536: 1 136 640, windows 1 168 384), and elsewhere
 // windows raised nothing (bounds --prove on D, E, F, I, J, K with page
@@ -339,8 +342,9 @@ func (s *solver) gallops() bool {
 // in a race: it takes part, gallops (sparsely aligned, the default budget
 // raised to satAlignedMaxClauses), and the encoding under height fits that
 // budget (else it declines at once: mindspore bert_base with alignment 64
-// is sparsely aligned, but on a grid of one byte). The coarse
-// restrictions then only take its time (runCoarse, runExact).
+// is sparsely aligned, but on a grid of one byte). The coarse restrictions
+// and, minimising, the branch-and-bound then only take its time
+// (runCoarse, raceEngines).
 func (s *solver) satWhole(height int64) bool {
 	if _, useSAT := s.engines(); !useSAT || !s.gallops() || height <= 0 {
 		return false
