@@ -23,7 +23,7 @@ import (
 // Time limits (issue 9, item 4): --time-limit is honoured by every method,
 // and nothing keeps running after plan returns. The issue asks for 10% +
 // 100 ms; on a shared 2-core machine the tests assert only 2×limit + 1 s so
-// that they never flake, and log the measured overshoot (the README figures
+// that they never flake, and log the measured overshoot (the docs/reliability.md figures
 // come from the same runs repeated; see the report).
 
 // timeLimitMethods are the methods whose time limit is checked.

@@ -326,7 +326,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 	// The lower bound is probed again, with one more round each time,
 	// whenever its probes have had less than lbShare of the time: when it
 	// is the optimum (max-live often is), the proof comes as soon as the
-	// effort suffices, not after the whole descent (E: 11.9 s → see README).
+	// effort suffices, not after the whole descent (E took 11.9 s before).
 	tLoop := time.Now()
 	var lbTime time.Duration
 	lbRounds := rounds + 1
