@@ -52,10 +52,21 @@ func Decide(ctx context.Context, p *model.Problem, capacity int64, opt Options) 
 	if len(s.items) == 0 {
 		return in.toPlan(s.full(nil)), Feasible, st, nil
 	}
+	// A large problem over the budget is declined before the first fit,
+	// whose cost grows with the square of the number of buffers (the
+	// race's other engines take such problems).
+	if len(s.items) > firstFitMaxItems {
+		if refused := domainGuard(s.items, h, opt); refused != "" {
+			st.Reason = refused
+			return nil, Unknown, st, nil
+		}
+	}
 	// A first-fit packing that already fits answers at once.
-	if off := s.firstFit(); !opt.NoFirstFit && peakOf(s.items, off) <= h && checkItems(s.items, off, h) == nil {
-		st.Reason = "first fit"
-		return in.toPlan(s.full(off)), Feasible, st, nil
+	if !opt.NoFirstFit {
+		if off := s.firstFit(ctx); off != nil && peakOf(s.items, off) <= h && checkItems(s.items, off, h) == nil {
+			st.Reason = "first fit"
+			return in.toPlan(s.full(off)), Feasible, st, nil
+		}
 	}
 	e, inf, refused := newEncoder(s.items, h, opt)
 	if inf {

@@ -487,13 +487,11 @@ func (e *encoder) offsets() []int64 {
 	return off
 }
 
-// admit computes the items' domains under hmax and the encoding's
-// estimated size (estimate), and checks the budget without building it
-// (refused says why); infeasible is true when some item has no offset
-// under hmax.
-func admit(items []item, hmax int64, opt Options) (dom [][]int64, v, c int64, infeasible bool, refused string) {
-	// Cheap guard first: the domains alone must fit the variable budget
-	// (a huge axis, e.g. byte sizes with GCD 1, is refused in O(n)).
+// domainGuard is admit's cheap first check, in O(n): the domains alone must
+// fit the variable budget (a huge axis, e.g. byte sizes with GCD 1, is
+// refused at once). It says why not, or returns "". The count grows with
+// hmax, so a refusal at some height holds at every greater one.
+func domainGuard(items []item, hmax int64, opt Options) string {
 	var dv int64
 	for i := range items {
 		if items[i].pin >= 0 {
@@ -503,9 +501,20 @@ func admit(items []item, hmax int64, opt Options) (dom [][]int64, v, c int64, in
 		step := lcmAll(&items[i])
 		dv += max(hmax-items[i].size, 0)/step + 1
 		if dv > opt.maxVars() {
-			return nil, 0, 0, false, fmt.Sprintf("encoding of %d buffers over %d units would need more than %d variables for the offsets alone (over budget)",
+			return fmt.Sprintf("encoding of %d buffers over %d units would need more than %d variables for the offsets alone (over budget)",
 				len(items), hmax, opt.maxVars())
 		}
+	}
+	return ""
+}
+
+// admit computes the items' domains under hmax and the encoding's
+// estimated size (estimate), and checks the budget without building it
+// (refused says why); infeasible is true when some item has no offset
+// under hmax.
+func admit(items []item, hmax int64, opt Options) (dom [][]int64, v, c int64, infeasible bool, refused string) {
+	if refused := domainGuard(items, hmax, opt); refused != "" {
+		return nil, 0, 0, false, refused
 	}
 	dom = domains(items, hmax, !opt.NoDomainFilter, !opt.NoPinFilter)
 	for i := range dom {

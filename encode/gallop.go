@@ -31,7 +31,7 @@ import (
 // Stats add up the encodings; Stats.Reason says why it stopped early.
 func Gallop(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options,
 	onImprove func(*model.Plan)) (*model.Plan, int64, Stats, error) {
-	return descend(p, incumbent, lowerBound, opt, onImprove, func(d *descent) (*model.Plan, int64, Stats, error) {
+	return descend(ctx, p, incumbent, lowerBound, opt, onImprove, func(d *descent) (*model.Plan, int64, Stats, error) {
 		return gallopFrom(ctx, d, opt)
 	})
 }

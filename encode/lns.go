@@ -45,11 +45,13 @@ func Improve(ctx context.Context, p *model.Problem, incumbent *model.Plan, opt O
 	}
 	st := Stats{Scale: in.g}
 	s := in.positive()
-	off := s.gravity(incumbent)
+	off := s.gravity(ctx, incumbent)
 	best := incumbent
 	if off == nil {
 		best = nil
-		off = s.firstFit()
+		if off = s.firstFit(ctx); off == nil {
+			return incumbent, Stats{Scale: in.g, Reason: "stopped: " + context.Cause(ctx).Error()}, nil
+		}
 		if err := checkItems(s.items, off, peakOf(s.items, off)); err != nil {
 			return nil, st, fmt.Errorf("encode: no valid starting packing (conflicting pins?): %w", err)
 		}

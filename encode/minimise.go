@@ -27,7 +27,7 @@ type descent struct {
 // the encoding declines p (Stats.Reason says why: the callers return the
 // incumbent and the bound). The error is newInstance's, or says that p has
 // no valid starting packing (colliding pins).
-func startDescent(p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options, onImprove func(*model.Plan)) (*descent, error) {
+func startDescent(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options, onImprove func(*model.Plan)) (*descent, error) {
 	lb := max(lowerBound, p.ComputeSweep().MaxLive)
 	in, err := newInstance(p, opt.RoundUp)
 	if u, ok := declined(err); ok {
@@ -38,10 +38,26 @@ func startDescent(p *model.Problem, incumbent *model.Plan, lowerBound int64, opt
 	}
 	d := &descent{p: p, in: in, s: in.positive(), lb: lb, best: incumbent, capacity: p.PoolList()[0].Capacity,
 		onImprove: onImprove, st: Stats{Scale: in.g}}
-	off := d.s.gravity(incumbent)
+	declined := func(reason string) (*descent, error) {
+		return &descent{lb: lb, best: incumbent, st: Stats{Scale: in.g, Reason: reason}}, nil
+	}
+	if !opt.LNS && (incumbent != nil || len(d.s.items) > firstFitMaxItems) {
+		// Every height asked is at least the bound, where the encoding is
+		// smallest: over the budget there, decline before the starting
+		// packing, whose cost grows with the square of the number of
+		// buffers (a 62 000-buffer trace kept a race waiting for minutes).
+		// A caller without a plan still gets a first fit when it is cheap,
+		// and with LNS the starting packing is what Improve works on.
+		if refused := domainGuard(d.s.items, (lb+in.g-1)/in.g, opt); refused != "" {
+			return declined(refused)
+		}
+	}
+	off := d.s.gravity(ctx, incumbent)
 	if off == nil {
 		d.best = nil
-		off = d.s.firstFit()
+		if off = d.s.firstFit(ctx); off == nil {
+			return declined("stopped: " + context.Cause(ctx).Error())
+		}
 		if err := checkItems(d.s.items, off, peakOf(d.s.items, off)); err != nil {
 			return nil, fmt.Errorf("encode: no valid starting packing (conflicting pins?): %w", err)
 		}
@@ -82,16 +98,16 @@ func (d *descent) improve(o []int64, pk int64) {
 // early.
 func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options,
 	onImprove func(*model.Plan)) (*model.Plan, int64, Stats, error) {
-	return descend(p, incumbent, lowerBound, opt, onImprove, func(d *descent) (*model.Plan, int64, Stats, error) {
+	return descend(ctx, p, incumbent, lowerBound, opt, onImprove, func(d *descent) (*model.Plan, int64, Stats, error) {
 		return minimiseFrom(ctx, d, opt)
 	})
 }
 
 // descend starts a descent (startDescent) and runs from on it; a problem
 // the encoding declines gets the incumbent and the bound back.
-func descend(p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options, onImprove func(*model.Plan),
+func descend(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowerBound int64, opt Options, onImprove func(*model.Plan),
 	from func(d *descent) (*model.Plan, int64, Stats, error)) (*model.Plan, int64, Stats, error) {
-	d, err := startDescent(p, incumbent, lowerBound, opt, onImprove)
+	d, err := startDescent(ctx, p, incumbent, lowerBound, opt, onImprove)
 	if err != nil {
 		return nil, 0, Stats{}, err
 	}
