@@ -38,6 +38,9 @@ func prepare(p *model.Problem, opt Options) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if why := opt.overPairs(f); why != "" {
+		return nil, errors.New(why)
+	}
 	e := &engine{p: p, f: f, exact: true, opt: opt, offset: make([]int64, len(f.items))}
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
@@ -81,6 +84,25 @@ func prepare(p *model.Problem, opt Options) (*engine, error) {
 		}
 	}
 	return e, nil
+}
+
+// Admits reports whether the engine takes p on at all (its input is valid
+// and its pairs of buffers alive at the same time are within
+// Options.MaxPairs), and why not, in O(n log n) and without building
+// anything: the solve pipeline gives the heuristics the whole time when no
+// exact engine would run.
+func Admits(p *model.Problem, opt Options) (bool, string) {
+	if p == nil || len(p.PoolList()) > 1 {
+		return false, "bnb: one pool only"
+	}
+	f, err := fold(p)
+	if err != nil {
+		return false, err.Error()
+	}
+	if why := opt.overPairs(f); why != "" {
+		return false, why
+	}
+	return true, ""
 }
 
 func rootOf(p *model.Problem, i int) int {

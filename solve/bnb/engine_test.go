@@ -162,3 +162,79 @@ func TestDecideStartsAtCallerBound(t *testing.T) {
 	require.Equal(t, Feasible, status)
 	require.Equal(t, 1, st.Decisions)
 }
+
+// TestPairsCount: the O(n log n) count of pairs alive at the same time
+// equals the all-pairs count, ties in start and zero sizes included.
+func TestPairsCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	for trial := 0; trial < 200; trial++ {
+		p := &model.Problem{}
+		n := 1 + rng.IntN(40)
+		for i := 0; i < n; i++ {
+			s := int64(rng.IntN(20))
+			p.Buffers = append(p.Buffers, model.Buffer{ID: string(rune('a'+i%26)) + string(rune('0'+i/26)),
+				Start: s, End: s + 1 + int64(rng.IntN(8)), Size: int64(rng.IntN(4))})
+		}
+		f, err := fold(p)
+		require.NoError(t, err)
+		var want int64
+		for i, a := range f.items {
+			for _, b := range f.items[i+1:] {
+				if a.size > 0 && b.size > 0 && a.start < b.end && b.start < a.end {
+					want++
+				}
+			}
+		}
+		require.Equal(t, want, f.pairs(), "trial %d", trial)
+		// The conflict lists, cut from one array by their counted
+		// degrees, hold exactly the items alive at the same time.
+		var listed int64
+		for _, c := range f.components() {
+			for i := range c.conf {
+				require.Equal(t, len(c.conf[i]), cap(c.conf[i]), "exact degree")
+				var brute []int32
+				for j := range c.conf {
+					if j != i && c.start[i] < c.end[j] && c.start[j] < c.end[i] {
+						brute = append(brute, int32(j))
+					}
+				}
+				require.ElementsMatch(t, brute, c.conf[i], "trial %d", trial)
+				listed += int64(len(c.conf[i]))
+			}
+		}
+		require.Equal(t, 2*want, listed)
+	}
+}
+
+// TestDeclinesOverMaxPairs: above Options.MaxPairs the engine returns an
+// error naming the count before it builds any conflict list (the race then
+// goes on without it); at the budget it solves.
+func TestDeclinesOverMaxPairs(t *testing.T) {
+	p := &model.Problem{}
+	for i := 0; i < 5; i++ { // five buffers alive together: 10 pairs
+		p.Buffers = append(p.Buffers, model.Buffer{ID: string(rune('a' + i)), Start: 0, End: 2, Size: 3})
+	}
+	_, _, _, err := Minimise(context.Background(), p, nil, 0, Options{MaxPairs: 9}, nil)
+	require.ErrorContains(t, err, "10 pairs")
+	_, _, _, err = Decide(context.Background(), p, 15, Options{MaxPairs: 9})
+	require.ErrorContains(t, err, "budget of 9")
+	pl, lb, _, err := Minimise(context.Background(), p, nil, 0, Options{MaxPairs: 10}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, int64(15), pl.Peak(p))
+	assert.Equal(t, int64(15), lb)
+}
+
+// TestAdmits: the engine's admission check agrees with what Minimise does.
+func TestAdmits(t *testing.T) {
+	p := &model.Problem{}
+	for i := 0; i < 5; i++ { // 10 pairs
+		p.Buffers = append(p.Buffers, model.Buffer{ID: string(rune('a' + i)), Start: 0, End: 2, Size: 3})
+	}
+	ok, why := Admits(p, Options{MaxPairs: 9})
+	require.False(t, ok)
+	require.Contains(t, why, "10 pairs")
+	ok, why = Admits(p, Options{MaxPairs: 10})
+	require.True(t, ok, why)
+	ok, _ = Admits(&model.Problem{Buffers: []model.Buffer{{ID: "a", Start: 2, End: 1, Size: 5}}}, Options{})
+	require.False(t, ok, "invalid input")
+}

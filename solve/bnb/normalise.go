@@ -119,6 +119,25 @@ type comp struct {
 
 // components splits the positive-size items into independent components
 // (time points no item spans) and builds each.
+// pairs counts the pairs of items of positive size alive at the same time,
+// in O(n log n), without listing them: in start order, item i meets the
+// items after it that start before it ends.
+func (f *folded) pairs() int64 {
+	var live []item
+	for _, it := range f.items {
+		if it.size > 0 {
+			live = append(live, it)
+		}
+	}
+	slices.SortFunc(live, func(a, b item) int { return cmp.Compare(a.start, b.start) })
+	var n int64
+	for i, it := range live {
+		hi, _ := slices.BinarySearchFunc(live, it.end, func(x item, t int64) int { return cmp.Compare(x.start, t) })
+		n += int64(hi - i - 1)
+	}
+	return n
+}
+
 func (f *folded) components() []*comp {
 	var idx []int
 	for k, it := range f.items {
@@ -193,13 +212,12 @@ func (f *folded) build(idx []int) *comp {
 	secOf[T-1] = int32(len(secSlots))
 	secOf[T] = int32(len(secSlots))
 	c.nsec = len(secSlots)
-	c.secLoad = make([]int64, c.nsec)
 	for i := 0; i < n; i++ {
 		c.secLo[i], c.secHi[i] = secOf[c.start[i]], secOf[c.end[i]]
-		for s := c.secLo[i]; s < c.secHi[i]; s++ {
-			c.secLoad[s] += c.size[i]
-		}
 	}
+	// Loads by prefix sums: O(n + sections), where a loop over each
+	// item's sections costs O(n × sections) on long-lived buffers.
+	c.secLoad = c.sectionLoads(func(i int) int64 { return c.size[i] })
 	for _, l := range c.secLoad {
 		c.maxLive = max(c.maxLive, l)
 	}
@@ -210,6 +228,29 @@ func (f *folded) build(idx []int) *comp {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(a, b int32) int { return int(c.start[a]) - int(c.start[b]) })
+	// Degrees first, so that every list is cut from one array of the exact
+	// size: appending left about six times the lists' size in garbage (13 M
+	// pairs: 742 MB allocated for 105 MB of lists). Item order[x] meets
+	// order[x+1 : hi) and every earlier item whose range reaches it.
+	deg := make([]int, n)
+	diff := make([]int, n+1)
+	for x := 0; x < n; x++ {
+		a := order[x]
+		hi, _ := slices.BinarySearchFunc(order[x+1:], c.end[a], func(i, t int32) int { return cmp.Compare(c.start[i], t) })
+		deg[a] += hi
+		diff[x+1]++
+		diff[x+1+hi]--
+	}
+	total, run := 0, 0
+	for x := 0; x < n; x++ {
+		run += diff[x]
+		deg[order[x]] += run
+		total += deg[order[x]]
+	}
+	back := make([]int32, total)
+	for i := range c.conf {
+		c.conf[i], back = back[:0:deg[i]], back[deg[i]:]
+	}
 	for x := 0; x < n; x++ {
 		a := order[x]
 		for y := x + 1; y < n && c.start[order[y]] < c.end[a]; y++ {
@@ -245,11 +286,25 @@ func (c *comp) alignedStacks() {
 		if a > 1 {
 			c.rsize[i] = alignUp(c.size[i], c.unit)
 			c.maxWaste = max(c.maxWaste, c.rsize[i]-c.size[i])
-			for s := c.secLo[i]; s < c.secHi[i]; s++ {
-				c.secLoadR[s] += c.rsize[i]
-			}
 		}
 	}
+	c.secLoadR = c.sectionLoads(func(i int) int64 { return c.rsize[i] })
+}
+
+// sectionLoads sums w(i) over the items of each section (secLo, secHi set).
+func (c *comp) sectionLoads(w func(i int) int64) []int64 {
+	diff := make([]int64, c.nsec+1)
+	for i := 0; i < c.n; i++ {
+		diff[c.secLo[i]] += w(i)
+		diff[c.secHi[i]] -= w(i)
+	}
+	loads := make([]int64, c.nsec)
+	var run int64
+	for s := range loads {
+		run += diff[s]
+		loads[s] = run
+	}
+	return loads
 }
 
 // stackTop is the lowest top of aligned items of total rounded size r

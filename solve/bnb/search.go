@@ -72,6 +72,7 @@ type searcher struct {
 	splits  int     // split counter (ids)
 
 	nodes, limit int64
+	checkMask    int64 // the limits are checked when nodes&checkMask == 0
 	own          int64 // nodes of this search alone, for its whole life (nodes also counts window searches and restarts each round)
 	windowWork   int64 // nodes of this search's window searches, for its whole life (st's counters are emptied after each decision)
 	maxPlaced    int   // deepest state reached (placed items), for diagnostics
@@ -111,6 +112,12 @@ func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 		trail: make([]undo, 0, 4*n), stack: make([]int32, 0, n), marks: make([]int, 0, n), st: st}
 	for r, it := range order {
 		s.rank[it] = int32(r)
+	}
+	s.checkMask = checkEvery - 1
+	if n >= largeComp {
+		// A node costs O(n) here (4 608 nodes took 2.3 s on 10 000
+		// buffers): every 256 nodes the time limit overshot by 0.3 s.
+		s.checkMask = 0
 	}
 	s.twin = twins(c, order, fl.symmetry)
 	s.stacks = fl.alignStacks && c.unit > 0
