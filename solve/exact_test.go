@@ -8,6 +8,7 @@ import (
 
 	"github.com/optalloc/optalloc/encode"
 	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/solve/bnb"
 	"github.com/optalloc/optalloc/verify"
 	"github.com/stretchr/testify/require"
 )
@@ -177,4 +178,51 @@ func TestPortfolioEngineDecides(t *testing.T) {
 	require.NotNil(t, plan, "the plan above the capacity is returned, to be reported as the best found")
 	require.Greater(t, plan.Peak(p), c)
 	require.Empty(t, verify.Check(p, plan))
+}
+
+// TestExactTakes: the heuristics get the whole time only when no engine of
+// the race would take the problem on (each engine's own budget check).
+func TestExactTakes(t *testing.T) {
+	p := randomProblem(8, 30)
+	noPairs := bnb.Options{MaxPairs: 1}
+	noVars := encode.Options{MaxVars: 1}
+	cases := []struct {
+		name string
+		opt  Options
+		want bool
+	}{
+		{"both engines", Options{Method: "auto"}, true},
+		{"branch-and-bound only", Options{Method: "auto", SAT: noVars}, true},
+		{"SAT only", Options{Method: "auto", BnB: noPairs}, true},
+		{"both over budget", Options{Method: "auto", BnB: noPairs, SAT: noVars}, false},
+		{"SAT left out, branch-and-bound over budget", Options{Method: "auto", NoSAT: true, BnB: noPairs}, false},
+		{"branch-and-bound left out, SAT over budget", Options{Method: "auto", NoBnB: true, SAT: noVars}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &solver{p: p, opt: tc.opt}
+			s.res = s.newResult()
+			s.res.LowerBound, _ = s.startBound()
+			require.Equal(t, tc.want, s.exactTakes())
+		})
+	}
+}
+
+// TestDelayedEngineStartsWhenAlone: once every engine without a delay has
+// returned (race.alone closed), a delayed engine starts at once instead of
+// waiting out its delay.
+func TestDelayedEngineStartsWhenAlone(t *testing.T) {
+	p := randomProblem(9, 10)
+	s := &solver{p: p, opt: Options{Threads: 2}}
+	s.res = s.newResult()
+	r := &race{s: s, cancel: func() {}, alone: make(chan struct{})}
+	close(r.alone)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ran := false
+	r.run(ctx, engine{name: "late", delay: time.Hour, minimise: func(context.Context, *model.Problem, *model.Plan, int64, func(*model.Plan)) (int64, any, error) {
+		ran = true
+		return 0, nil, nil
+	}}, 0)
+	require.True(t, ran, "the delayed engine ran before the context ended")
 }

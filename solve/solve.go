@@ -130,6 +130,9 @@ type solver struct {
 	boundName string
 	// restricted marks the solve of a coarse restriction (no nested ones).
 	restricted bool
+	// heuristicsCut is set when the portfolio's share of the time ran out
+	// before it finished (see resumeHeuristics).
+	heuristicsCut bool
 }
 
 // heuristicShare: with methods auto and exact, the heuristic portfolio gets
@@ -157,13 +160,16 @@ func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 	t := time.Now()
 	s.res.LowerBound, s.boundName = s.startBound()
 	s.res.Stats.phase("bounds", t)
-	if err := s.runHeuristics(ctx); err != nil {
+	if err := s.runHeuristics(ctx, true); err != nil {
 		return nil, err
 	}
 	if err := s.runCoarse(ctx); err != nil {
 		return nil, err
 	}
 	if err := s.runExact(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.resumeHeuristics(ctx); err != nil {
 		return nil, err
 	}
 	if err := s.fillScratch(); err != nil {
@@ -181,14 +187,27 @@ func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 func (s *solver) heuristicOnly(ctx context.Context) (*Result, error) {
 	s.res = s.newResult()
 	s.res.LowerBound, s.boundName = s.startBound()
-	if err := s.runHeuristics(ctx); err != nil {
+	if err := s.runHeuristics(ctx, false); err != nil {
 		return nil, err
 	}
 	s.finish()
 	return s.res, nil
 }
 
-func (s *solver) runHeuristics(ctx context.Context) error {
+// resumeHeuristics gives the portfolio the time the exact engines left
+// when its own share had cut it short: when every engine declines (a
+// transformer trace of 62 000 buffers is over the budget of both), the
+// race ends at once, and with 5 s no planner had finished in its 1 s.
+func (s *solver) resumeHeuristics(ctx context.Context) error {
+	if !s.heuristicsCut || ctx.Err() != nil || s.res.Plan != nil && s.res.Peak <= s.res.LowerBound {
+		return nil
+	}
+	return s.runHeuristics(ctx, false)
+}
+
+// runHeuristics runs the heuristic portfolio; with share, auto and exact
+// give it at most 1/heuristicShare of the time left.
+func (s *solver) runHeuristics(ctx context.Context, share bool) error {
 	if (s.opt.Method == "bnb" || s.opt.Method == "sat") && !s.quick {
 		return nil // the engine alone (a fit test while splitting pools still gets its quick plan)
 	}
@@ -211,7 +230,8 @@ func (s *solver) runHeuristics(ctx context.Context) error {
 			names = []string{s.opt.Method}
 		}
 	}
-	if (s.opt.Method == "auto" || s.opt.Method == "exact") && s.opt.Threads != 1 {
+	outer := ctx
+	if share && (s.opt.Method == "auto" || s.opt.Method == "exact") && s.opt.Threads != 1 && s.exactTakes() {
 		// The exact engines need most of the time: the portfolio gets at
 		// most a fifth of what is left (its improvement passes stop at
 		// their work budgets, at the lower bound, or here). With one
@@ -225,6 +245,7 @@ func (s *solver) runHeuristics(ctx context.Context) error {
 	}
 	plan, name, err := heuristics.Portfolio(ctx, s.p, heuristics.PortfolioOptions{
 		Threads: s.opt.Threads, Seed: s.opt.Seed, LowerBound: s.res.LowerBound, Planners: names})
+	s.heuristicsCut = ctx.Err() != nil && outer.Err() == nil
 	if err != nil {
 		if ctx.Err() != nil && plan == nil {
 			return nil

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -119,6 +121,31 @@ func TestCancelStopsPromptly(t *testing.T) {
 			t.Logf("cancelled after %v: returned after %v, exit %d, goroutines gone %v after return", after, wall.Round(time.Millisecond), code, settled.Round(time.Millisecond))
 			assert.Contains(t, []int{0, 1}, code, stderr)
 			assert.LessOrEqual(t, wall, generous(after))
+		})
+	}
+}
+
+// TestTimeLimitOnLargeTrace: a transformer trace of 10 000 buffers with its
+// backward pass (13 M pairs of buffers alive together) is far beyond both
+// exact engines' budgets. Before they checked their budgets first and
+// looked at the context while building, --method sat took 156 s with a 1 s
+// limit (a first-fit packing of cubic cost), and auto overshot by 20%
+// while the branch-and-bound built its conflict lists and unwound.
+func TestTimeLimitOnLargeTrace(t *testing.T) {
+	p := benchmarks.Transformer(benchmarks.TransformerOptions{Buffers: 10_000, Backward: true, Jitter: 0.3, Seed: 3})
+	in := filepath.Join(t.TempDir(), "trace.csv")
+	f, err := os.Create(in)
+	require.NoError(t, err)
+	require.NoError(t, model.WriteCSV(f, p, nil))
+	require.NoError(t, f.Close())
+	const limit = time.Second
+	for _, method := range timeLimitMethods {
+		t.Run(method, func(t *testing.T) {
+			code, wall, _, stderr := timedPlan(t, context.Background(), in, "--method", method, "--time-limit", limit.String(), "--quiet")
+			settled := settle(t)
+			t.Logf("limit %v: wall %v, exit %d, goroutines gone %v after return", limit, wall.Round(time.Millisecond), code, settled.Round(time.Millisecond))
+			assert.Contains(t, []int{0, 1}, code, stderr)
+			assert.LessOrEqual(t, wall, generous(limit))
 		})
 	}
 }
