@@ -193,7 +193,7 @@ func (pr *prover) rounded(items []item, k int64) {
 
 // windows grows time windows around the heaviest sections.
 func (pr *prover) windows(items []item) {
-	secs := sections(items, seq(len(items)))
+	secs := loads(items, seq(len(items)))
 	if len(secs) == 0 {
 		return
 	}

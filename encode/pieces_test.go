@@ -243,3 +243,23 @@ func TestIdenticalInterleaved(t *testing.T) {
 	want, _ := bruteGaps(p)
 	assert.Equal(t, int64(8), want)
 }
+
+// TestLoadsMatchSections: the sweep without parts gives the same slots and
+// loads as the one that lists them, on problems with gaps, partial windows
+// and alias members.
+func TestLoadsMatchSections(t *testing.T) {
+	rng := rand.New(rand.NewPCG(67, 68))
+	for trial := 0; trial < 300; trial++ {
+		p := randomGapAlias(rng, 2+rng.IntN(8), gapOpts{horizon: 12, maxSize: 8, gap: 0.4, window: 0.5, alias: 0.3, zero: 0.1})
+		in, err := newInstance(p, 0)
+		if err != nil {
+			continue
+		}
+		sel := seq(len(in.items))
+		want := sections(in.items, sel)
+		for k := range want {
+			want[k].parts = nil
+		}
+		require.Equal(t, want, loads(in.items, sel), "trial %d", trial)
+	}
+}

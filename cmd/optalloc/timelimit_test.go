@@ -148,6 +148,18 @@ func TestTimeLimitOnLargeTrace(t *testing.T) {
 			assert.LessOrEqual(t, wall, generous(limit))
 		})
 	}
+	t.Run("bounds --prove", func(t *testing.T) {
+		// Listing every buffer live in every slot took 12 GB and 77 s on
+		// a 62 000-buffer trace before the windows used loads alone.
+		start := time.Now()
+		code, stdout, stderr := cli(t, "", "bounds", in, "--prove", "--time-limit", limit.String())
+		wall := time.Since(start)
+		settled := settle(t)
+		t.Logf("limit %v: wall %v, goroutines gone %v after return", limit, wall.Round(time.Millisecond), settled.Round(time.Millisecond))
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, stdout, "lower_bound=")
+		assert.LessOrEqual(t, wall, generous(limit))
+	})
 }
 
 // TestTimeLimitOnExamples: on the small examples every method returns well
