@@ -148,6 +148,19 @@ func TestTimeLimitOnLargeTrace(t *testing.T) {
 			assert.LessOrEqual(t, wall, generous(limit))
 		})
 	}
+	t.Run("two pools", func(t *testing.T) {
+		// The split's fit tests had the whole time: on 20 000 buffers with
+		// --time-limit 10s no pool got a plan. They now get a quarter and
+		// the pools keep what was verified in it, so a plan comes.
+		fast := fmt.Sprintf("fast:%d", p.ComputeSweep().MaxLive/4)
+		code, wall, res, stderr := timedPlan(t, context.Background(), in, "--pool", fast, "--pool", "slow:0",
+			"--time-limit", limit.String(), "--json", "--quiet")
+		settled := settle(t)
+		t.Logf("limit %v: wall %v, exit %d, goroutines gone %v after return", limit, wall.Round(time.Millisecond), code, settled.Round(time.Millisecond))
+		require.Equal(t, 0, code, stderr)
+		require.Equal(t, "feasible", res["status"])
+		assert.LessOrEqual(t, wall, generous(limit))
+	})
 	t.Run("bounds --prove", func(t *testing.T) {
 		// Listing every buffer live in every slot took 12 GB and 77 s on
 		// a 62 000-buffer trace before the windows used loads alone.
