@@ -20,7 +20,8 @@ type PortfolioOptions struct {
 	// Seed is given to the seeded planners (hillclimb, lns, skyline-random).
 	Seed int64
 	// LowerBound, when > 0, is a proven lower bound on the peak: a planner
-	// reaching it stops every planner after it in the list.
+	// reaching it stops every planner after it in the list. A decision may
+	// pass its capacity instead: any plan within it is then good enough.
 	LowerBound int64
 	// Planners are the names to run, in tie-breaking order; empty means
 	// DefaultPortfolio(number of buffers).
@@ -37,16 +38,19 @@ const hugeInstance = 200000
 
 // DefaultPortfolio returns the planners Portfolio runs by default on a
 // problem of n buffers: every registered planner, or on more than 20 000
-// buffers the fast ones (greedy-size first, as it most often reaches the
-// bound and then stops the others, then freelist, firstfit-area and
-// greedy-lifetime), and on more than 200 000 buffers greedy-size and
-// freelist only.
+// buffers the fast ones, fastest first on dense traces (freelist,
+// firstfit-area, greedy-lifetime, greedy-size), and on more than 200 000
+// buffers greedy-size and freelist only. On a 62 000-buffer transformer
+// trace with its backward pass (509 M pairs of buffers alive together)
+// they take 0.34, 2.5, 4.6 and 8.8 s, with gaps of 1.63%, 0.013%, 0.013%
+// and 0.006%; greedy-size first had left a 5 s run with freelist's plan
+// only. Without the backward pass each takes 0.25 s.
 func DefaultPortfolio(n int) []string {
 	if n > hugeInstance {
 		return []string{"greedy-size", "freelist"}
 	}
 	if n > largeInstance {
-		return []string{"greedy-size", "freelist", "firstfit-area", "greedy-lifetime"}
+		return []string{"freelist", "firstfit-area", "greedy-lifetime", "greedy-size"}
 	}
 	return Names()
 }

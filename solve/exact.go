@@ -257,6 +257,17 @@ func (s *solver) bnbEngine() engine {
 // transformer trace of 62 000 buffers with its backward pass: no planner
 // had finished in a fifth of 5 s).
 func (s *solver) exactTakes() bool {
+	if s.takes == 0 {
+		s.takes = -1
+		if s.exactAdmits() {
+			s.takes = 1
+		}
+	}
+	return s.takes > 0
+}
+
+// exactAdmits is exactTakes uncached.
+func (s *solver) exactAdmits() bool {
 	useBnB, useSAT := s.engines()
 	if useBnB {
 		if ok, _ := bnb.Admits(s.p, s.opt.BnB); ok {
@@ -443,17 +454,21 @@ const portfolioRaceDelay = 2 * time.Second
 // once costs nothing, and gets at most a fifth of the time left.
 func (s *solver) portfolioEngine() engine {
 	lb := s.res.LowerBound
+	// Alone (no exact engine takes the problem on), it gets the whole time.
+	share := s.exactTakes()
 	return engine{
 		name:  "heuristic",
 		delay: portfolioRaceDelay,
 		decide: func(ctx context.Context, p *model.Problem, c int64) (*model.Plan, outcome, any, error) {
-			if dl, ok := ctx.Deadline(); ok {
+			if dl, ok := ctx.Deadline(); ok && share {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/heuristicShare)
 				defer cancel()
 			}
+			// Any plan within the capacity answers: the planners after the
+			// first one to fit it are stopped.
 			plan, name, err := heuristics.Portfolio(ctx, p, heuristics.PortfolioOptions{
-				Threads: s.opt.Threads, Seed: s.opt.Seed, LowerBound: lb})
+				Threads: s.opt.Threads, Seed: s.opt.Seed, LowerBound: max(lb, c)})
 			if plan == nil {
 				if err != nil && ctx.Err() == nil {
 					return nil, undecided, nil, err

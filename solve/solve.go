@@ -133,6 +133,8 @@ type solver struct {
 	// heuristicsCut is set when the portfolio's share of the time ran out
 	// before it finished (see resumeHeuristics).
 	heuristicsCut bool
+	// takes caches exactTakes: 1 yes, -1 no, 0 not computed yet.
+	takes int8
 }
 
 // heuristicShare: with methods auto and exact, the heuristic portfolio gets
@@ -198,8 +200,11 @@ func (s *solver) heuristicOnly(ctx context.Context) (*Result, error) {
 // when its own share had cut it short: when every engine declines (a
 // transformer trace of 62 000 buffers is over the budget of both), the
 // race ends at once, and with 5 s no planner had finished in its 1 s.
+// A decision does not resume: there the race's portfolio engine has had
+// the time.
 func (s *solver) resumeHeuristics(ctx context.Context) error {
-	if !s.heuristicsCut || ctx.Err() != nil || s.res.Plan != nil && s.res.Peak <= s.res.LowerBound {
+	if !s.heuristicsCut || ctx.Err() != nil || s.p.PoolList()[0].Capacity > 0 ||
+		s.res.Plan != nil && s.res.Peak <= s.res.LowerBound {
 		return nil
 	}
 	return s.runHeuristics(ctx, false)
@@ -231,7 +236,9 @@ func (s *solver) runHeuristics(ctx context.Context, share bool) error {
 		}
 	}
 	outer := ctx
-	if share && (s.opt.Method == "auto" || s.opt.Method == "exact") && s.opt.Threads != 1 && s.exactTakes() {
+	// A decision keeps the cap even when no exact engine takes the problem:
+	// the race's portfolio engine then gets the rest of the time.
+	if share && (s.opt.Method == "auto" || s.opt.Method == "exact") && s.opt.Threads != 1 && (decision || s.exactTakes()) {
 		// The exact engines need most of the time: the portfolio gets at
 		// most a fifth of what is left (its improvement passes stop at
 		// their work budgets, at the lower bound, or here). With one

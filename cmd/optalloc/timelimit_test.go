@@ -148,6 +148,17 @@ func TestTimeLimitOnLargeTrace(t *testing.T) {
 			assert.LessOrEqual(t, wall, generous(limit))
 		})
 	}
+	t.Run("decision at max-live+1%", func(t *testing.T) {
+		// No exact engine takes this trace: the race's portfolio has the
+		// time and stops at the first plan within the capacity.
+		m := p.ComputeSweep().MaxLive
+		code, wall, _, stderr := timedPlan(t, context.Background(), in, "--capacity", strconv.FormatInt(m+m/100, 10),
+			"--time-limit", limit.String(), "--quiet")
+		settled := settle(t)
+		t.Logf("limit %v: wall %v, exit %d, goroutines gone %v after return", limit, wall.Round(time.Millisecond), code, settled.Round(time.Millisecond))
+		assert.Contains(t, []int{0, 1}, code, stderr)
+		assert.LessOrEqual(t, wall, generous(limit))
+	})
 	t.Run("two pools", func(t *testing.T) {
 		// The split's fit tests had the whole time: on 20 000 buffers with
 		// --time-limit 10s no pool got a plan. They now get a quarter and
