@@ -58,7 +58,7 @@ func greedyInOrder(ctx context.Context, units []unit, maxBlocks int) ([]int, err
 	var free []int // released blocks
 	live := &endHeap{}
 	for n, u := range order {
-		if n%4096 == 0 && ctx.Err() != nil {
+		if n%256 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		un := &units[u]
@@ -150,7 +150,7 @@ func (g *GreedyBySize) Plan(ctx context.Context, p *model.Problem) (*BlockPlan, 
 	q := &pool{cap: g.MaxBlocks}
 	assign := make([]int, len(in.units))
 	for n, u := range sizeOrder(in.units) {
-		if n%1024 == 0 && ctx.Err() != nil {
+		if n%256 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		un := &in.units[u]

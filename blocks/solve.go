@@ -102,6 +102,12 @@ func Solve(ctx context.Context, p *model.Problem, o Options) (*Result, error) {
 	}
 	var best *BlockPlan
 	for _, name := range names {
+		if ctx.Err() != nil && len(names) > 1 {
+			// Out of time: each planner would still prepare the problem
+			// first (0.1 s each on 62 000 buffers). A single method
+			// still reports its own error.
+			break
+		}
 		pl, _ := NewPlanner(name, o.MaxBlocks)
 		a := Attempt{Method: name, Status: Feasible}
 		if name == "min_cost_flow" && len(names) > 1 && len(in.units) > MinCostFlowAutoUnits {
@@ -128,7 +134,7 @@ func Solve(ctx context.Context, p *model.Problem, o Options) (*Result, error) {
 			best, res.Method = bp, name
 		}
 	}
-	if method == "auto" || method == "exact" {
+	if (method == "auto" || method == "exact") && ctx.Err() == nil {
 		ex := o.Exact
 		ex.MaxBlocks = o.MaxBlocks
 		ex.TimeLimit = limit

@@ -172,6 +172,17 @@ func TestTimeLimitOnLargeTrace(t *testing.T) {
 		require.Equal(t, "feasible", res["status"])
 		assert.LessOrEqual(t, wall, generous(limit))
 	})
+	t.Run("layout blocks", func(t *testing.T) {
+		// Each block planner had the whole limit to itself, the exact
+		// search looked at the clock every 256 nodes of O(n log n) each,
+		// and the planners every 4 096 buffers: 12.8 s with a 3 s limit
+		// on 62 000 buffers.
+		code, wall, _, stderr := timedPlan(t, context.Background(), in, "--layout", "blocks", "--time-limit", limit.String(), "--quiet")
+		settled := settle(t)
+		t.Logf("limit %v: wall %v, exit %d, goroutines gone %v after return", limit, wall.Round(time.Millisecond), code, settled.Round(time.Millisecond))
+		assert.Contains(t, []int{0, 1}, code, stderr)
+		assert.LessOrEqual(t, wall, generous(limit))
+	})
 	t.Run("bounds --prove", func(t *testing.T) {
 		// Listing every buffer live in every slot took 12 GB and 77 s on
 		// a 62 000-buffer trace before the windows used loads alone.
