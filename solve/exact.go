@@ -450,8 +450,10 @@ const portfolioRaceDelay = 2 * time.Second
 // portfolio: with room above the bound, a heuristic often finds a plan the
 // exact engines do not (MiniMalloc G with alignment 65536 at capacity
 // 1348608: the portfolio's LNS in 2 s, the race alone nothing in 20 s). It
-// starts after portfolioRaceDelay, so what the exact engines answer at
-// once costs nothing, and gets at most a fifth of the time left.
+// starts after portfolioRaceDelay (or once the exact engines have
+// returned), so what they answer at once costs nothing, and gets at most a
+// fifth of the time left (all of it when no exact engine takes the
+// problem on). It stops at the first plan within the capacity.
 func (s *solver) portfolioEngine() engine {
 	lb := s.res.LowerBound
 	// Alone (no exact engine takes the problem on), it gets the whole time.
