@@ -2,6 +2,8 @@ package heuristics
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/optalloc/optalloc/model"
@@ -67,4 +69,44 @@ func TestPortfolioCancelled(t *testing.T) {
 	cancel()
 	_, _, err := Portfolio(ctx, transformerTrace(100, 1), PortfolioOptions{})
 	require.ErrorIs(t, err, context.Canceled)
+}
+
+// orderPlanner records the order in which planners start, then plans with
+// greedy-size.
+type orderPlanner struct {
+	name    string
+	started *[]string
+	mu      *sync.Mutex
+}
+
+func (o orderPlanner) Name() string { return o.name }
+func (o orderPlanner) Plan(ctx context.Context, p *model.Problem) (*model.Plan, error) {
+	o.mu.Lock()
+	*o.started = append(*o.started, o.name)
+	o.mu.Unlock()
+	pl, _ := ByName("greedy-size")
+	return pl.Plan(ctx, p)
+}
+
+// TestPortfolioStartsInListOrder: planners take the threads in the order of
+// the list (fastest first matters with a time limit), whatever order the
+// scheduler runs their goroutines in.
+func TestPortfolioStartsInListOrder(t *testing.T) {
+	saved := registry
+	defer func() { registry = saved }()
+	var started []string
+	var mu sync.Mutex
+	var names []string
+	for i := 0; i < 8; i++ {
+		name := fmt.Sprint("order-", i)
+		Register(orderPlanner{name: name, started: &started, mu: &mu})
+		names = append(names, name)
+	}
+	p := bufs([3]int64{0, 2, 4}, [3]int64{1, 3, 4})
+	for trial := 0; trial < 20; trial++ {
+		started = started[:0]
+		_, _, err := Portfolio(context.Background(), p, PortfolioOptions{Threads: 1, Planners: names})
+		require.NoError(t, err)
+		require.Equal(t, names, started, "trial %d", trial)
+	}
 }
