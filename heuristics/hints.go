@@ -1,6 +1,7 @@
 package heuristics
 
 import (
+	"context"
 	"slices"
 
 	"github.com/optalloc/optalloc/model"
@@ -25,6 +26,16 @@ import (
 // the problem is invalid or the plan does not match it, the plan is
 // returned as it is with 0.
 func HonourHints(p *model.Problem, pl *model.Plan) (*model.Plan, int) {
+	return HonourHintsContext(context.Background(), p, pl)
+}
+
+// HonourHintsContext is HonourHints that stops moving buffers once ctx
+// ends: the moves made by then are kept (each was checked against the
+// plan as it stood), and the count still includes every hinted root that
+// already sits at its hint. Each move looks at every buffer alive with
+// it, so on a 62 000-buffer trace with half its buffers hinted the pass
+// took 7 s.
+func HonourHintsContext(ctx context.Context, p *model.Problem, pl *model.Plan) (*model.Plan, int) {
 	if pl == nil || len(pl.Placements) != len(p.Buffers) {
 		return pl, 0
 	}
@@ -47,7 +58,8 @@ func HonourHints(p *model.Problem, pl *model.Plan) (*model.Plan, int) {
 	out := pl.Clone()
 	h := newHinter(p, out)
 	peaks := out.PoolPeaks(p)
-	n := 0
+	n, tried := 0, 0
+	stopped := false
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
 		if b.Hint == nil || b.Alias != nil {
@@ -57,7 +69,10 @@ func HonourHints(p *model.Problem, pl *model.Plan) (*model.Plan, int) {
 			n++
 			continue
 		}
-		if b.Pin == nil && h.fits(i, *b.Hint, peaks) {
+		if tried++; tried%64 == 0 && !stopped {
+			stopped = ctx.Err() != nil
+		}
+		if !stopped && b.Pin == nil && h.fits(i, *b.Hint, peaks) {
 			h.move(i, *b.Hint)
 			n++
 		}

@@ -193,3 +193,41 @@ func TestPropertyHints(t *testing.T) {
 	t.Logf("%d hints honoured", honoured)
 	require.Positive(t, honoured)
 }
+
+// TestHonourHintsContextStops: once the context has ended no buffer moves
+// (the first 63 hinted buffers that need a move are still tried, as the
+// context is looked at every 64), and the count still includes the hinted
+// buffers already at their hints.
+func TestHonourHintsContextStops(t *testing.T) {
+	p := &model.Problem{}
+	for i := 0; i < 300; i++ {
+		// Buffer i lives in [i, i+1) alone: every hint is free.
+		b := model.Buffer{ID: string(rune('a'+i%26)) + string(rune('a'+i/26)), Start: int64(i), End: int64(i + 1), Size: 4}
+		if i%2 == 0 {
+			b.Hint = i64(4) // needs a move (under the peak: buffer 299 sits at 8)
+		} else {
+			b.Hint = i64(0) // already there
+		}
+		if i == 299 {
+			b.Hint = nil
+		}
+		p.Buffers = append(p.Buffers, b)
+	}
+	pl := model.NewPlan(p)
+	pl.Placements[299].Offset = 8
+	all, n := HonourHints(p, pl)
+	require.Equal(t, 299, n, "every hint honoured without a deadline")
+	require.Empty(t, verify.Check(p, all))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	part, n := HonourHintsContext(ctx, p, pl)
+	require.Empty(t, verify.Check(p, part))
+	moved := 0
+	for i := range p.Buffers {
+		if part.Placements[i].Offset != pl.Placements[i].Offset {
+			moved++
+		}
+	}
+	require.Equal(t, 63, moved, "moves stop at the first look at the context")
+	require.Equal(t, 149+63, n, "hints already met are counted")
+}

@@ -188,7 +188,7 @@ func Portfolio(ctx context.Context, p *model.Problem, opt PortfolioOptions) (*mo
 		return nil, "", fmt.Errorf("no planner produced a plan")
 	}
 	plan, name := results[best].plan, planners[best].Name()
-	if moved, _ := HonourHints(p, plan); moved != plan && !samePlan(moved, plan) {
+	if moved, _ := HonourHintsContext(ctx, p, plan); moved != plan && !samePlan(moved, plan) {
 		for _, v := range verify.Check(p, moved) {
 			if v.Kind != verify.OutOfCapacity {
 				return nil, "", fmt.Errorf("the hint pass produced an invalid plan after %s (a bug): %s", name, v)

@@ -293,7 +293,16 @@ func (s *solver) honourHints() error {
 	if s.res.Plan == nil || !hasHints(s.p) {
 		return nil
 	}
-	moved, n := heuristics.HonourHints(s.p, s.res.Plan)
+	// The pass comes after the engines have used the time limit: it gets
+	// a fiftieth of the limit more (at least 20 ms), which a small problem
+	// never needs and a huge one cannot overrun.
+	ctx := context.Background()
+	if s.opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, max(s.opt.TimeLimit/50, 20*time.Millisecond))
+		defer cancel()
+	}
+	moved, n := heuristics.HonourHintsContext(ctx, s.p, s.res.Plan)
 	if v := verify.Check(s.p, moved); len(v) > 0 {
 		return fmt.Errorf("internal error: honouring hints produced an invalid plan (%s); please report it", v[0])
 	}
