@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 
@@ -42,6 +43,15 @@ type ScratchOptions struct {
 // buffer's absent window); scratch buffers with gaps of their own are not
 // moved. The input plan is not modified.
 func FillScratch(p *model.Problem, pl *model.Plan, opt ScratchOptions) (*model.Plan, error) {
+	return FillScratchContext(context.Background(), p, pl, opt)
+}
+
+// FillScratchContext is FillScratch that gives up when ctx ends, returning
+// ctx's error and no plan: a pass left half done could leave a lifted
+// buffer where a moved one now sits. Each placement looks at every buffer
+// alive with it, so on a 62 000-buffer trace with 30% of its buffers
+// elastic scratch the pass took 24 s.
+func FillScratchContext(ctx context.Context, p *model.Problem, pl *model.Plan, opt ScratchOptions) (*model.Plan, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -81,7 +91,9 @@ func FillScratch(p *model.Problem, pl *model.Plan, opt ScratchOptions) (*model.P
 		for k, i := range scratch {
 			keep[k] = out.Placements[i]
 		}
-		fillPool(p, out, bufs, scratch, &pools[q], opt)
+		if err := fillPool(ctx, p, out, bufs, scratch, &pools[q], opt); err != nil {
+			return nil, err
+		}
 		// A buffer that fit no gap went on top (rule 3); in a bounded pool
 		// that may cross the capacity: then the pool keeps its input plan.
 		if c := pools[q].Capacity; c > 0 {
@@ -119,7 +131,7 @@ type scratchPool struct {
 	spans []span
 }
 
-func fillPool(p *model.Problem, out *model.Plan, bufs, scratch []int, pool *model.Pool, opt ScratchOptions) {
+func fillPool(ctx context.Context, p *model.Problem, out *model.Plan, bufs, scratch []int, pool *model.Pool, opt ScratchOptions) error {
 	sp := &scratchPool{p: p, out: out, bufs: bufs}
 	pos := make(map[int]int, len(bufs))
 	isScratch := make(map[int]bool, len(scratch))
@@ -167,7 +179,10 @@ func fillPool(p *model.Problem, out *model.Plan, bufs, scratch []int, pool *mode
 		}
 	}
 	slices.SortStableFunc(fixed, func(a, b int) int { return cmp.Compare(sp.its[b].size, sp.its[a].size) })
-	for _, x := range fixed {
+	for k, x := range fixed {
+		if k%64 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		sp.placeFixed(x, p.Buffers[bufs[x]].Size, opt.Top)
 	}
 	slices.SortStableFunc(elastic, func(a, b int) int { return cmp.Compare(sp.its[a].start, sp.its[b].start) })
@@ -177,9 +192,15 @@ func fillPool(p *model.Problem, out *model.Plan, bufs, scratch []int, pool *mode
 			end = max(end, sp.its[elastic[j]].end)
 			j++
 		}
-		sp.placeElastic(elastic[i:j])
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err := sp.placeElastic(ctx, elastic[i:j]); err != nil {
+			return err
+		}
 		i = j
 	}
+	return nil
 }
 
 // gaps returns the free byte ranges below the peak during the window of
@@ -254,7 +275,7 @@ func (sp *scratchPool) placeFixed(x int, g int64, top bool) {
 
 // placeElastic grants a cluster of elastic buffers the largest gaps of
 // their common window, split evenly when they outnumber the gaps.
-func (sp *scratchPool) placeElastic(cl []int) {
+func (sp *scratchPool) placeElastic(ctx context.Context, cl []int) error {
 	s, e := sp.rs[cl[0]], sp.re[cl[0]]
 	for _, x := range cl {
 		s, e = min(s, sp.rs[x]), max(e, sp.re[x])
@@ -288,7 +309,12 @@ func (sp *scratchPool) placeElastic(cl []int) {
 	} else {
 		misfits = bs
 	}
-	for _, x := range misfits {
+	for k, x := range misfits {
+		// On a dense trace every elastic buffer is in one cluster.
+		if k%64 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		sp.placeFixed(x, minSize(x), false)
 	}
+	return nil
 }

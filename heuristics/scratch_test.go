@@ -117,3 +117,32 @@ func TestFillScratchUsesAbsentWindows(t *testing.T) {
 	require.Equal(t, plan.Placements[2], got.Placements[2], "t (gapped scratch) stays")
 	require.Equal(t, int64(10), got.Peak(p))
 }
+
+// TestFillScratchContextGivesUp: with its context ended the pass returns the
+// context's error and no plan (a half-done pass could leave a lifted buffer
+// where a moved one sits), for fixed and for elastic scratch; with time it
+// fills as FillScratch does.
+func TestFillScratchContextGivesUp(t *testing.T) {
+	p := transformerTrace(400, 3)
+	elastic := transformerTrace(400, 3)
+	for i := range elastic.Buffers {
+		if b := &elastic.Buffers[i]; b.Kind == model.Scratch {
+			b.MaxSize = 4 * b.Size
+		}
+	}
+	for name, q := range map[string]*model.Problem{"fixed": p, "elastic": elastic} {
+		g, _ := ByName("greedy-size")
+		plan, err := g.Plan(context.Background(), q)
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		got, err := FillScratchContext(ctx, q, plan, ScratchOptions{})
+		require.ErrorIs(t, err, context.Canceled, name)
+		require.Nil(t, got, name)
+		want, err := FillScratch(q, plan, ScratchOptions{})
+		require.NoError(t, err)
+		got, err = FillScratchContext(context.Background(), q, plan, ScratchOptions{})
+		require.NoError(t, err)
+		require.Equal(t, want, got, name)
+	}
+}

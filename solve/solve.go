@@ -273,7 +273,21 @@ func (s *solver) fillScratch() error {
 	if s.res.Plan == nil || !hasScratch(s.p) {
 		return nil
 	}
-	filled, err := heuristics.FillScratch(s.p, s.res.Plan, heuristics.ScratchOptions{})
+	// Like the hint pass, it comes after the engines have used the time
+	// limit and gets a fiftieth of it more (at least 20 ms); when that runs
+	// out, the plan is kept without the pass (elastic scratch at its
+	// minimum), which stats.engines.scratch_pass says.
+	ctx := context.Background()
+	if s.opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, passTime(s.opt.TimeLimit))
+		defer cancel()
+	}
+	filled, err := heuristics.FillScratchContext(ctx, s.p, s.res.Plan, heuristics.ScratchOptions{})
+	if err != nil && ctx.Err() != nil {
+		s.res.Stats.engine("scratch_pass", "stopped at the time limit: scratch buffers keep the engines' placement")
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("scratch pass: %w", err)
 	}
@@ -299,7 +313,7 @@ func (s *solver) honourHints() error {
 	ctx := context.Background()
 	if s.opt.TimeLimit > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, max(s.opt.TimeLimit/50, 20*time.Millisecond))
+		ctx, cancel = context.WithTimeout(ctx, passTime(s.opt.TimeLimit))
 		defer cancel()
 	}
 	moved, n := heuristics.HonourHintsContext(ctx, s.p, s.res.Plan)
@@ -311,6 +325,12 @@ func (s *solver) honourHints() error {
 		s.res.Stats.HintsHonoured = n
 	}
 	return nil
+}
+
+// passTime is what a pass after the engines (scratch, hints) may add to
+// the time limit: a fiftieth of it, at least 20 ms.
+func passTime(limit time.Duration) time.Duration {
+	return max(limit/50, 20*time.Millisecond)
 }
 
 func hasHints(p *model.Problem) bool {
