@@ -400,12 +400,28 @@ func (s *solver) solvePools(ctx context.Context, pools []model.Pool, assigned []
 	plan := model.NewPlan(s.p)
 	status := Optimal
 	var lb int64
+	left := 0 // pools still to plan
+	for _, gs := range assigned {
+		if len(gs) > 0 {
+			left++
+		}
+	}
 	for k, gs := range assigned {
 		sub, back := subProblem(s.p, pools[k], gs)
 		if len(sub.Buffers) == 0 {
 			continue
 		}
-		r, err := s.child(sub).solveSingle(ctx)
+		// Each pool gets an even share of the time left, so the fast pool's
+		// search cannot leave the slow one without a plan (20 000 buffers
+		// over two pools, --time-limit 1s: "pool slow: the time limit ran
+		// out"); what a pool leaves unused goes to the next.
+		pctx, cancel := ctx, context.CancelFunc(func() {})
+		if dl, ok := ctx.Deadline(); ok && left > 1 {
+			pctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/time.Duration(left)))
+		}
+		r, err := s.child(sub).solveSingle(pctx)
+		cancel()
+		left--
 		if err != nil {
 			return err
 		}
