@@ -235,6 +235,13 @@ func TestAdmits(t *testing.T) {
 	require.Contains(t, why, "10 pairs")
 	ok, why = Admits(p, Options{MaxPairs: 10})
 	require.True(t, ok, why)
+	ok, why = Admits(p, Options{MaxItems: 4})
+	require.False(t, ok)
+	require.Contains(t, why, "5 buffers")
+	_, _, _, err := Minimise(context.Background(), p, nil, 0, Options{MaxItems: 4}, nil)
+	require.ErrorContains(t, err, "budget of 4")
+	ok, why = Admits(p, Options{MaxItems: 5})
+	require.True(t, ok, why)
 	ok, _ = Admits(&model.Problem{Buffers: []model.Buffer{{ID: "a", Start: 2, End: 1, Size: 5}}}, Options{})
 	require.False(t, ok, "invalid input")
 }
