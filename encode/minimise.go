@@ -38,7 +38,7 @@ func startDescent(ctx context.Context, p *model.Problem, incumbent *model.Plan, 
 	}
 	d := &descent{p: p, in: in, s: in.positive(), lb: lb, best: incumbent, capacity: p.PoolList()[0].Capacity,
 		onImprove: onImprove, st: Stats{Scale: in.g}}
-	declined := func(reason string) (*descent, error) {
+	decline := func(reason string) (*descent, error) {
 		return &descent{lb: lb, best: incumbent, st: Stats{Scale: in.g, Reason: reason}}, nil
 	}
 	if !opt.LNS && (incumbent != nil || len(d.s.items) > firstFitMaxItems) {
@@ -49,14 +49,14 @@ func startDescent(ctx context.Context, p *model.Problem, incumbent *model.Plan, 
 		// A caller without a plan still gets a first fit when it is cheap,
 		// and with LNS the starting packing is what Improve works on.
 		if refused := domainGuard(d.s.items, (lb+in.g-1)/in.g, opt); refused != "" {
-			return declined(refused)
+			return decline(refused)
 		}
 	}
 	off := d.s.gravity(ctx, incumbent)
 	if off == nil {
 		d.best = nil
 		if off = d.s.firstFit(ctx); off == nil {
-			return declined("stopped: " + context.Cause(ctx).Error())
+			return decline("stopped: " + context.Cause(ctx).Error())
 		}
 		if err := checkItems(d.s.items, off, peakOf(d.s.items, off)); err != nil {
 			return nil, fmt.Errorf("encode: no valid starting packing (conflicting pins?): %w", err)

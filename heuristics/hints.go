@@ -69,7 +69,8 @@ func HonourHintsContext(ctx context.Context, p *model.Problem, pl *model.Plan) (
 			n++
 			continue
 		}
-		if tried++; tried%64 == 0 && !stopped {
+		tried++
+		if !stopped && tried%64 == 0 {
 			stopped = ctx.Err() != nil
 		}
 		if !stopped && b.Pin == nil && h.fits(i, *b.Hint, peaks) {

@@ -38,10 +38,9 @@ const hugeInstance = 200000
 
 // DefaultPortfolio returns the planners Portfolio runs by default on a
 // problem of n buffers: every registered planner (freelist first above
-// 5 000 buffers), or on more than 20 000
-// buffers the fast ones, fastest first on dense traces (freelist,
-// firstfit-area, greedy-lifetime, greedy-size), and on more than 200 000
-// buffers greedy-size and freelist only. On a 62 000-buffer transformer
+// 5 000 buffers); on more than 20 000 buffers the fast ones, fastest first
+// on dense traces (freelist, firstfit-area, greedy-lifetime, greedy-size);
+// on more than 200 000 buffers greedy-size and freelist only. On a 62 000-buffer transformer
 // trace with its backward pass (509 M pairs of buffers alive together)
 // they take 0.34, 2.5, 4.6 and 8.8 s, with gaps of 1.63%, 0.013%, 0.013%
 // and 0.006%; greedy-size first had left a 5 s run with freelist's plan

@@ -275,22 +275,33 @@ func (s *solver) exactAdmits() bool {
 		}
 	}
 	if useSAT {
-		opt := s.opt.SAT
-		if opt.MaxClauses == 0 {
-			opt.MaxClauses = satRaceMaxClauses
-		}
-		if s.gallops() {
-			opt.MaxClauses = satAlignedMaxClauses
-		}
-		if ok, _ := encode.Admits(s.p, s.res.LowerBound, opt); ok {
+		if ok, _ := encode.Admits(s.p, s.res.LowerBound, s.satOptions()); ok {
 			return true
 		}
 	}
 	return false
 }
 
-func (s *solver) satEngine() engine {
+// satOptions are the SAT engine's options. In the race SAT takes only
+// encodings small enough to answer (whole A–K encodings of 5–72 M clauses
+// never did; building one costs the branch-and-bound a core for seconds):
+// satRaceMaxClauses unless the caller set a budget. Where it gallops
+// (sparsely aligned problems) the budget is satAlignedMaxClauses, alone or
+// racing: large alignments leave the aligned buffers a few offsets each,
+// and gini answers whole problems far beyond the race's budget.
+func (s *solver) satOptions() encode.Options {
 	opt := s.opt.SAT
+	if s.opt.Method != "sat" && opt.MaxClauses == 0 {
+		opt.MaxClauses = satRaceMaxClauses
+	}
+	if s.gallops() {
+		opt.MaxClauses = satAlignedMaxClauses
+	}
+	return opt
+}
+
+func (s *solver) satEngine() engine {
+	opt := s.satOptions()
 	// Alone, SAT falls back on its large-neighbourhood search when the
 	// whole problem is too big to encode; in the race a refusal returns at
 	// once and leaves the time to the branch-and-bound.
@@ -298,23 +309,15 @@ func (s *solver) satEngine() engine {
 	var delay time.Duration
 	if s.opt.Method != "sat" {
 		// In the race SAT is the second engine: it starts after a grace
-		// period and takes only encodings small enough to answer (whole
-		// A–K encodings of 5–72 M clauses never did; building one costs the
-		// branch-and-bound a core for seconds).
+		// period.
 		delay = satRaceDelay
-		if opt.MaxClauses == 0 {
-			opt.MaxClauses = satRaceMaxClauses
-		}
 	}
 	minimise := encode.Minimise
 	if s.gallops() {
-		// Large alignments leave the aligned buffers a few offsets each,
-		// and gini answers whole problems far beyond the race's budget:
 		// MiniMalloc K with alignment 65536 (7 M clauses) fits 1200 KiB
 		// in 11 s, where every other engine stays above 1328 KiB. The
 		// incumbent is far above the optimum, so the descent gallops
 		// instead of stepping one unit at a time (encode.Gallop).
-		opt.MaxClauses = satAlignedMaxClauses
 		minimise = encode.Gallop
 	}
 	return engine{
@@ -404,9 +407,7 @@ func (s *solver) satWhole(height int64) bool {
 	if _, useSAT := s.engines(); !useSAT || !s.gallops() || height <= 0 {
 		return false
 	}
-	opt := s.opt.SAT
-	opt.MaxClauses = satAlignedMaxClauses
-	ok, _ := encode.Admits(s.p, height, opt)
+	ok, _ := encode.Admits(s.p, height, s.satOptions())
 	return ok
 }
 

@@ -273,16 +273,11 @@ func (s *solver) fillScratch() error {
 	if s.res.Plan == nil || !hasScratch(s.p) {
 		return nil
 	}
-	// Like the hint pass, it comes after the engines have used the time
-	// limit and gets a fiftieth of it more (at least 20 ms); when that runs
-	// out, the plan is kept without the pass (elastic scratch at its
-	// minimum), which stats.engines.scratch_pass says.
-	ctx := context.Background()
-	if s.opt.TimeLimit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, passTime(s.opt.TimeLimit))
-		defer cancel()
-	}
+	// When its time (passContext) runs out, the plan is kept without the
+	// pass (elastic scratch at its minimum), which
+	// stats.engines.scratch_pass says.
+	ctx, cancel := s.passContext()
+	defer cancel()
 	filled, err := heuristics.FillScratchContext(ctx, s.p, s.res.Plan, heuristics.ScratchOptions{})
 	if err != nil && ctx.Err() != nil {
 		s.res.Stats.engine("scratch_pass", "stopped at the time limit: scratch buffers keep the engines' placement")
@@ -307,15 +302,8 @@ func (s *solver) honourHints() error {
 	if s.res.Plan == nil || !hasHints(s.p) {
 		return nil
 	}
-	// The pass comes after the engines have used the time limit: it gets
-	// a fiftieth of the limit more (at least 20 ms), which a small problem
-	// never needs and a huge one cannot overrun.
-	ctx := context.Background()
-	if s.opt.TimeLimit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, passTime(s.opt.TimeLimit))
-		defer cancel()
-	}
+	ctx, cancel := s.passContext()
+	defer cancel()
 	moved, n := heuristics.HonourHintsContext(ctx, s.p, s.res.Plan)
 	if v := verify.Check(s.p, moved); len(v) > 0 {
 		return fmt.Errorf("internal error: honouring hints produced an invalid plan (%s); please report it", v[0])
@@ -327,10 +315,14 @@ func (s *solver) honourHints() error {
 	return nil
 }
 
-// passTime is what a pass after the engines (scratch, hints) may add to
-// the time limit: a fiftieth of it, at least 20 ms.
-func passTime(limit time.Duration) time.Duration {
-	return max(limit/50, 20*time.Millisecond)
+// passContext bounds a pass after the engines (scratch, hints): they have
+// used the time limit, so it gets a fiftieth of it more (at least 20 ms),
+// which a small problem never needs and a huge one cannot overrun.
+func (s *solver) passContext() (context.Context, context.CancelFunc) {
+	if s.opt.TimeLimit <= 0 {
+		return context.Background(), func() {}
+	}
+	return context.WithTimeout(context.Background(), max(s.opt.TimeLimit/50, 20*time.Millisecond))
 }
 
 func hasHints(p *model.Problem) bool {

@@ -38,7 +38,7 @@ func prepare(p *model.Problem, opt Options) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if why := opt.overPairs(f); why != "" {
+	if why := opt.overBudget(f); why != "" {
 		return nil, errors.New(why)
 	}
 	e := &engine{p: p, f: f, exact: true, opt: opt, offset: make([]int64, len(f.items))}
@@ -99,7 +99,7 @@ func Admits(p *model.Problem, opt Options) (bool, string) {
 	if err != nil {
 		return false, err.Error()
 	}
-	if why := opt.overPairs(f); why != "" {
+	if why := opt.overBudget(f); why != "" {
 		return false, why
 	}
 	return true, ""

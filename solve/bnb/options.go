@@ -59,26 +59,29 @@ type Options struct {
 	MaxItems int
 }
 
-// overPairs says why f is over the engine's budgets (buffers, pairs), or
+// overBudget says why f is over the engine's budgets (buffers, pairs), or
 // returns "".
-func (o *Options) overPairs(f *folded) string {
+func (o *Options) overBudget(f *folded) string {
 	items := 0
 	for _, it := range f.items {
 		if it.size > 0 {
 			items++
 		}
 	}
-	maxItems := o.MaxItems
-	if maxItems <= 0 {
-		maxItems = 16384
-	}
-	if items > maxItems {
-		return fmt.Sprintf("bnb: %d buffers, over the engine's budget of %d", items, maxItems)
+	if items > o.maxItems() {
+		return fmt.Sprintf("bnb: %d buffers, over the engine's budget of %d", items, o.maxItems())
 	}
 	if n := f.pairs(); n > o.maxPairs() {
 		return fmt.Sprintf("bnb: %d pairs of buffers alive at the same time, over the engine's budget of %d", n, o.maxPairs())
 	}
 	return ""
+}
+
+func (o *Options) maxItems() int {
+	if o.MaxItems > 0 {
+		return o.MaxItems
+	}
+	return 16384
 }
 
 func (o *Options) maxPairs() int64 {
