@@ -39,6 +39,9 @@ type Options struct {
 	// NoCoarse skips the coarse restrictions (plain buffers aligned to a
 	// coarser grid when others have large alignments; see coarse.go).
 	NoCoarse bool
+	// NoRefine skips the time-window refinement of large problems (see
+	// runRefine).
+	NoRefine bool
 	// BnB and SAT configure the exact engines (pruning switches, budgets);
 	// Threads and Seed above override theirs.
 	BnB bnb.Options
@@ -166,6 +169,9 @@ func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	if err := s.runCoarse(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.runRefine(ctx); err != nil {
 		return nil, err
 	}
 	if err := s.runExact(ctx); err != nil {

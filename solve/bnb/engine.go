@@ -352,7 +352,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 	tLoop := time.Now()
 	var lbTime time.Duration
 	lbRounds := rounds + 1
-	for ub > lb {
+	for ub > lb && (opt.MaxNodes <= 0 || st.Nodes < opt.MaxNodes) {
 		hi := (ub - 1) / g // largest scaled capacity strictly below ub
 		lo := (lb + g - 1) / g
 		if hi < lo {

@@ -135,6 +135,32 @@ func TestMinimiseFromIncumbent(t *testing.T) {
 	assert.NotEmpty(t, st.Steps)
 }
 
+// TestMaxNodes: Minimise starts no decision once MaxNodes nodes are spent,
+// and with one thread the cut is deterministic. J minimised from a
+// stacked plan never reaches its bound, so only the budget stops it.
+func TestMaxNodes(t *testing.T) {
+	p := loadMini(t, "J")
+	inc := model.NewPlan(p)
+	var top int64
+	for i := range p.Buffers {
+		inc.Placements[i].Offset = top
+		top += p.Buffers[i].Size
+	}
+	run := func() (*model.Plan, Stats) {
+		pl, _, st, err := Minimise(context.Background(), p, inc, 0, Options{Threads: 1, MaxNodes: 5000}, nil)
+		require.NoError(t, err)
+		require.Empty(t, verify.Check(p, pl))
+		return pl, st
+	}
+	pl, st := run()
+	require.GreaterOrEqual(t, st.Nodes, int64(5000))
+	last := st.Steps[len(st.Steps)-1].Nodes
+	assert.Less(t, st.Nodes-last, int64(5000), "a decision started after the budget was spent")
+	pl2, st2 := run()
+	assert.Equal(t, pl.Placements, pl2.Placements)
+	assert.Equal(t, st.Nodes, st2.Nodes)
+}
+
 func TestContextCancellation(t *testing.T) {
 	p := loadMini(t, "J")
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)

@@ -57,6 +57,11 @@ type Options struct {
 	// takes on (default 16 384): a node costs O(n), so on a graph of
 	// 100 000 ops it searched 800 nodes in 9 s, in 2.6 GB.
 	MaxItems int
+	// MaxNodes, when > 0, stops Minimise once its decisions have searched
+	// that many nodes (checked between decisions, so one decision may run
+	// past it). Unlike a time limit it keeps a one-thread search
+	// deterministic: the refinement engine of solve bounds each window so.
+	MaxNodes int64
 }
 
 // overBudget says why f is over the engine's budgets (buffers, pairs), or
