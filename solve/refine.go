@@ -16,28 +16,39 @@ import (
 // Time-window refinement: on a long schedule the peak of a plan is set in a
 // few stretches of time, and each can be re-planned alone. The refiner
 // takes a group (an alias group, or a plain buffer) whose top is the peak,
-// cuts a window of time around it holding about refineWindow movable
-// groups, pins every other group alive in the window where the plan has it
-// (clipped to the window), and minimises the window with the
-// branch-and-bound from the plan's own offsets. A window that comes out
+// cuts a window of time around it holding about 96 movable groups, pins
+// every other group alive in the window where the plan has it (clipped to
+// the window), and minimises the window with the branch-and-bound from the
+// plan's own offsets, with a budget of nodes. A window that comes out
 // below the peak replaces the plan's offsets there; one that does not is
-// tried again twice as wide, up to refineMaxWindow groups. The result is
+// tried wider and with more budget (refineAttempts). The result is
 // a restriction of the problem, so every plan it makes is valid; it proves
 // no bound.
 
 // runRefine lowers the best plan window by window (methods auto and exact,
-// minimising a problem of refineMinBuffers buffers or more), before the
-// exact race: with half the time left when an exact engine takes the
-// problem on (the race then starts from the refined plan), all of it
-// otherwise. On a graph of 100 000 ops (a chain with skips) the plan went
-// from 10% above max-live to max-live.
+// problems of refineMinBuffers buffers or more), before the exact race:
+// minimising, down to the lower bound, with half the time left when an
+// exact engine takes the problem on (the race then starts from the refined
+// plan) and all of it otherwise; deciding a capacity no plan fits yet, the
+// lowest plan above it down to the capacity, with half the time (the race
+// and its portfolio get the rest). On a graph of 100 000 ops (a chain
+// with skips) the plan went from 10% above max-live to max-live.
 func (s *solver) runRefine(ctx context.Context) error {
-	if s.opt.NoRefine || s.quick || s.restricted || s.res.Plan == nil || s.atBound() || ctx.Err() != nil ||
-		len(s.p.Buffers) < refineMinBuffers || s.p.PoolList()[0].Capacity > 0 ||
+	if s.opt.NoRefine || s.quick || s.restricted || ctx.Err() != nil || len(s.p.Buffers) < refineMinBuffers ||
 		s.opt.Method != "auto" && s.opt.Method != "exact" {
 		return nil
 	}
-	if dl, ok := ctx.Deadline(); ok && s.exactTakes() {
+	from, target, share := s.res.Plan, s.res.LowerBound, s.exactTakes()
+	if c := s.p.PoolList()[0].Capacity; c > 0 {
+		if s.res.Plan != nil || c < s.res.LowerBound {
+			return nil // decided
+		}
+		from, target, share = s.overPlan, c, true
+	}
+	if from == nil || from.Peak(s.p) <= target {
+		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok && share {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/2)
 		defer cancel()
@@ -45,11 +56,13 @@ func (s *solver) runRefine(ctx context.Context) error {
 	t := time.Now()
 	defer s.res.Stats.phase("refine", t)
 	name := s.res.Method
-	if !strings.HasSuffix(name, "+refine") {
+	if s.res.Plan == nil {
+		name = "refine"
+	} else if !strings.HasSuffix(name, "+refine") {
 		name += "+refine"
 	}
 	var offerErr error
-	st, err := refine(ctx, s.p, s.res.Plan, s.res.LowerBound, s.opt.BnB, refineWork, func(pl *model.Plan) {
+	st, err := refine(ctx, s.p, from, target, s.opt.BnB, defaultRefineBudget, func(pl *model.Plan) {
 		if offerErr == nil {
 			offerErr = s.offer(pl, name)
 		}
@@ -67,13 +80,9 @@ const (
 	// buffers or more; below, a window would be most of the problem, and
 	// the exact engines take the whole.
 	refineMinBuffers = 2000
-	// refineWindow is the number of movable groups of a first window.
-	refineWindow = 96
 	// refineMinNodes: a window whose budget (refineWork) is smaller is too
 	// dense to search.
 	refineMinNodes = 1024
-	// refineMaxWindow bounds the widening of a window that fails.
-	refineMaxWindow = 768
 	// refineWork is the branch-and-bound's budget per window in nodes ×
 	// (pairs + 4 × buffers) of the window, its pairs of buffers alive
 	// together that are not both pinned: a node costs about 3–14 ns per
@@ -308,7 +317,8 @@ func (r *refiner) subProblem(t0, t1 int64) (sub *model.Problem, inc *model.Plan,
 
 // step re-plans the window of up to about k movable groups around the
 // first group at the peak (at), and says whether it came below the peak.
-func (r *refiner) step(ctx context.Context, peak int64, at []int32, k int) (stepResult, error) {
+func (r *refiner) step(ctx context.Context, peak int64, at []int32, try attempt) (stepResult, error) {
+	k := try.groups
 	for _, c := range at {
 		if !r.movable[c] {
 			r.stopped = "a pinned buffer is at the peak"
@@ -325,9 +335,9 @@ func (r *refiner) step(ctx context.Context, peak int64, at []int32, k int) (step
 	opt.Threads, opt.MaxNodes = 1, r.work/(pairs+4*int64(len(sub.Buffers)))+1
 	if opt.MaxNodes < refineMinNodes {
 		// Too dense to search: a wider window would be denser still.
-		r.stopped = "the windows at the peak are too dense to search"
-		return stuck, nil
+		return tooDense, nil
 	}
+	opt.MaxNodes *= try.effort
 	r.windows++
 	// Small first rounds, so that one decision stays within the budget.
 	opt.NodeLimit = max(16, opt.MaxNodes/64)
@@ -343,6 +353,7 @@ func (r *refiner) step(ctx context.Context, peak int64, at []int32, k int) (step
 		}
 	})
 	r.nodes += st.Nodes
+
 	if err != nil && ctx.Err() == nil {
 		return stuck, err
 	}
@@ -360,10 +371,39 @@ func (r *refiner) step(ctx context.Context, peak int64, at []int32, k int) (step
 type stepResult int
 
 const (
-	lowered stepResult = iota // the window came below the peak
-	failed                    // it did not: try a wider one
-	stuck                     // no window will (see refiner.stopped)
+	lowered  stepResult = iota // the window came below the peak
+	failed                     // it did not: try a wider one
+	stuck                      // no window will (see refiner.stopped)
+	tooDense                   // the window is too dense to search
 )
+
+// refineBudget is the work of one window at effort 1 (see refineWork) and
+// the attempts made at a peak.
+type refineBudget struct {
+	work     int64
+	attempts []attempt
+}
+
+var defaultRefineBudget = refineBudget{refineWork, refineAttempts}
+
+// attempt is a window size in movable groups and a multiple of the budget.
+type attempt struct {
+	groups int
+	effort int64
+}
+
+// refineAttempts are tried in turn on the groups at a peak until one
+// lowers it: wider windows with the same budget first, which is often
+// enough (a chain of 10 000 ops: a window of 96 groups not lowered in
+// 18 000 nodes, one of 192 in 3 000), then each size with four and sixteen
+// times the budget (from greedy-size's plan of that chain the refinement
+// stopped 2.4% above max-live with the budget alone, and reached max-live
+// with four times it, in 2.1 s).
+var refineAttempts = []attempt{
+	{96, 1}, {192, 1}, {384, 1}, {768, 1},
+	{96, 4}, {192, 4}, {384, 4}, {768, 4},
+	{96, 16}, {192, 16}, {384, 16},
+}
 
 // plan returns the refined offsets as a plan of the whole problem.
 func (r *refiner) plan() *model.Plan {
@@ -375,31 +415,34 @@ func (r *refiner) plan() *model.Plan {
 }
 
 // refine lowers the peak of plan (valid, single pool) window by window
-// until lb, ctx's end, or a peak no window of up to refineMaxWindow groups
-// lowers; it calls onImprove with each plan of a lower peak. work is the
-// budget of one window (see refineWork).
-func refine(ctx context.Context, p *model.Problem, plan *model.Plan, lb int64, opt bnb.Options, work int64, onImprove func(*model.Plan)) (map[string]any, error) {
+// until lb, ctx's end, or a peak none of b's attempts lowers; it calls
+// onImprove with each plan of a lower peak.
+func refine(ctx context.Context, p *model.Problem, plan *model.Plan, lb int64, opt bnb.Options, b refineBudget, onImprove func(*model.Plan)) (map[string]any, error) {
 	r := newRefiner(p, plan, opt)
-	r.work = work
+	r.work = b.work
 	peak, at := r.peak()
 	start := peak
-	k := refineWindow
+	next := 0 // the attempt at this peak
 	for peak > lb && ctx.Err() == nil {
-		res, err := r.step(ctx, peak, at, k)
+		res, err := r.step(ctx, peak, at, b.attempts[next])
 		if err != nil {
 			return nil, err
 		}
 		if res == stuck {
 			break
 		}
-		if res == failed {
-			if k *= 2; k > refineMaxWindow {
-				r.stopped = fmt.Sprintf("no window of up to %d buffers lowers the peak", refineMaxWindow)
+		if res != lowered {
+			if res == tooDense && next == 0 {
+				r.stopped = "the windows at the peak are too dense to search"
+				break
+			}
+			if next++; next == len(b.attempts) {
+				r.stopped = "no window tried lowers the peak"
 				break
 			}
 			continue
 		}
-		k = refineWindow
+		next = 0
 		p2, at2 := r.peak()
 		if p2 < peak && onImprove != nil {
 			onImprove(r.plan())

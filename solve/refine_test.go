@@ -109,7 +109,7 @@ func TestRefineKeepsPlansValid(t *testing.T) {
 		lb := p.ComputeSweep().MaxLive
 		last := start.Peak(p)
 		var plans []*model.Plan
-		st, err := refine(context.Background(), p, start, lb, bnb.Options{}, refineWork/4, func(pl *model.Plan) {
+		st, err := refine(context.Background(), p, start, lb, bnb.Options{}, refineBudget{refineWork / 4, refineAttempts[:4]}, func(pl *model.Plan) {
 			require.Empty(t, verify.Check(p, pl), "instance %d", k)
 			require.Less(t, pl.Peak(p), last, "instance %d", k)
 			require.GreaterOrEqual(t, pl.Peak(p), lb, "instance %d", k)
@@ -145,7 +145,7 @@ func TestRefineReachesMaxLiveOnChains(t *testing.T) {
 		require.Greater(t, start.Peak(p), lb+lb/20, "seed %d: greedy-size should leave a gap", seed)
 		var plans [2]*model.Plan
 		for run := range plans {
-			st, err := refine(context.Background(), p, start, lb, bnb.Options{}, refineWork, func(pl *model.Plan) { plans[run] = pl })
+			st, err := refine(context.Background(), p, start, lb, bnb.Options{}, defaultRefineBudget, func(pl *model.Plan) { plans[run] = pl })
 			require.NoError(t, err)
 			require.NotNil(t, plans[run])
 			require.Empty(t, verify.Check(p, plans[run]))
@@ -157,7 +157,8 @@ func TestRefineReachesMaxLiveOnChains(t *testing.T) {
 
 // TestSolveRefinesLargeProblems: auto on a chain of 5 000 ops is proven
 // optimal (at max-live) through the refinement, which the statistics and
-// the method name show; --no-refine leaves it out.
+// the method name show, and so is a decision at max-live; --no-refine
+// leaves it out.
 func TestSolveRefinesLargeProblems(t *testing.T) {
 	p := chainProblem(rand.New(rand.NewPCG(2, 1)), 5000)
 	res, err := Solve(context.Background(), p, Options{TimeLimit: 20 * time.Second})
@@ -169,6 +170,15 @@ func TestSolveRefinesLargeProblems(t *testing.T) {
 	st := res.Stats.Engines["refine"].(map[string]any)
 	assert.Equal(t, res.Peak, st["peak"])
 	assert.Greater(t, st["lowered"], int64(0))
+
+	// A decision at max-live: greedy-size's quick plan is above it, and
+	// the refinement brings it down.
+	res, err = Solve(context.Background(), p, Options{TimeLimit: 20 * time.Second, Capacity: p.ComputeSweep().MaxLive})
+	require.NoError(t, err)
+	require.Empty(t, verify.Check(p, res.Plan))
+	assert.LessOrEqual(t, res.Peak, p.ComputeSweep().MaxLive)
+	assert.Equal(t, "refine", res.Method)
+	assert.Greater(t, res.Stats.Heuristics["greedy-size"], p.ComputeSweep().MaxLive)
 
 	res, err = Solve(context.Background(), p, Options{TimeLimit: time.Second, NoRefine: true, NoBnB: true, NoSAT: true})
 	require.NoError(t, err)

@@ -119,8 +119,10 @@ type solver struct {
 	opt   Options
 	start time.Time
 	res   *Result
-	// overCapacity is the smallest peak among plans that did not fit.
+	// overCapacity is the smallest peak among plans that did not fit, and
+	// overPlan the first plan with it.
 	overCapacity int64
+	overPlan     *model.Plan
 	// tierStatus is the status of a multi-pool solve before merging.
 	tierStatus Status
 	// refutedBy names the engine that proved nothing fits the capacity.
@@ -368,7 +370,9 @@ func (s *solver) offer(plan *model.Plan, method string) error {
 		s.res.Stats.Heuristics[method] = peak
 	}
 	if !fits {
-		s.overCapacity = min(s.overCapacity, peak)
+		if peak < s.overCapacity {
+			s.overCapacity, s.overPlan = peak, plan
+		}
 		return nil
 	}
 	if s.res.Plan == nil || peak < s.res.Peak {
