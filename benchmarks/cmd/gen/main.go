@@ -5,11 +5,13 @@
 //	go run ./benchmarks/cmd/gen -kind random -n 1000 -seed 1 -o random.csv
 //	go run ./benchmarks/cmd/gen -kind perfect -n 200 -width 1000 -height 1048576 -o perfect.csv
 //	go run ./benchmarks/cmd/gen -kind transformer -n 1000000 -backward -o long.csv
+//	go run ./benchmarks/cmd/gen -kind chain -n 100000 -o chain.csv
 //
 // random: uniform lifetimes, log-uniform sizes. perfect: a guillotine cut of
 // width × height, whose optimum peak is height (printed on stderr as
 // optimum=N). transformer: a trace of transformer blocks (-layers, -hidden,
 // -seq, -heads, -backward, -jitter); -n cuts it at exactly n buffers.
+// chain: a chain of n ops with skip connections and scratch buffers.
 package main
 
 import (
@@ -24,8 +26,8 @@ import (
 )
 
 func main() {
-	kind := flag.String("kind", "random", "random | perfect | transformer")
-	n := flag.Int("n", 0, "buffers (random, transformer) or pieces (perfect); transformer: 0 = whole layers")
+	kind := flag.String("kind", "random", "random | perfect | transformer | chain")
+	n := flag.Int("n", 0, "buffers (random, transformer), pieces (perfect) or ops (chain); transformer: 0 = whole layers")
 	seed := flag.Uint64("seed", 1, "seed: same seed and flags, same instance")
 	out := flag.String("o", "-", "output CSV file (- = stdout)")
 	horizon := flag.Int64("horizon", 0, "random: time horizon (default 2n)")
@@ -57,8 +59,14 @@ func main() {
 	case "transformer":
 		p = benchmarks.Transformer(benchmarks.TransformerOptions{Layers: *layers, Hidden: *hidden, Seq: *seq, Heads: *heads,
 			Backward: *backward, Buffers: *n, Jitter: *jitter, Seed: *seed})
+	case "chain":
+		if *n <= 0 {
+			fmt.Fprintln(os.Stderr, "gen: -kind chain needs -n (the number of ops)")
+			os.Exit(2)
+		}
+		p = benchmarks.Chain(*seed, *n)
 	default:
-		fmt.Fprintf(os.Stderr, "gen: unknown -kind %q (want random, perfect or transformer)\n", *kind)
+		fmt.Fprintf(os.Stderr, "gen: unknown -kind %q (want random, perfect, transformer or chain)\n", *kind)
 		os.Exit(2)
 	}
 	if err := p.Validate(); err != nil {
