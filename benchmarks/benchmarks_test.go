@@ -36,6 +36,25 @@ func TestRandomDeterministicAndValid(t *testing.T) {
 	}
 }
 
+// TestChain: the same seed gives the same chain; n ops give n tensors and a
+// scratch buffer every seventh op; every tensor lives until its last
+// reader, at most five ops on.
+func TestChain(t *testing.T) {
+	a, b := Chain(3, 700), Chain(3, 700)
+	require.Equal(t, a, b)
+	require.NoError(t, a.Validate())
+	assert.NotEqual(t, a.Buffers, Chain(4, 700).Buffers)
+	require.Len(t, a.Buffers, 700+99)
+	for _, x := range a.Buffers {
+		if x.Kind == model.Scratch {
+			assert.Equal(t, int64(1), x.End-x.Start, x.ID)
+			continue
+		}
+		assert.GreaterOrEqual(t, x.End-x.Start, int64(2), x.ID)
+		assert.LessOrEqual(t, x.End-x.Start, int64(6), x.ID)
+	}
+}
+
 func TestPerfectPackingOptimumIsReached(t *testing.T) {
 	for seed := uint64(0); seed < 20; seed++ {
 		p, opt, offs := PerfectPacking(seed, 50, 1000, 40)
