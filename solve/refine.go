@@ -106,10 +106,18 @@ type refiner struct {
 	rects [][]model.Rect
 	top   []int64 // each group's highest byte relative to its root's offset
 	off   []int64 // each group's root offset in the plan being refined
+	// tops holds each group's highest byte in the plan (-1: no bytes);
+	// fixedTop is the highest of the groups that cannot move.
+	tops     *topTree
+	fixedTop int64
 	// times are the distinct start and end times; startAt[k] / endAt[k]
 	// list the groups starting / ending at times[k].
 	times          []int64
 	startAt, endAt [][]int32
+	// span[g] is group g's [start, end) as indices into times; long lists
+	// the groups spanning more than shortSpan of them (see alive).
+	span [][2]int32
+	long []int32
 	// Counters for the statistics.
 	windows, improved, nodes int64
 	// work is the budget of a window (see refineWork).
@@ -159,6 +167,17 @@ func newRefiner(p *model.Problem, plan *model.Plan, opt bnb.Options) *refiner {
 		}
 		r.off[g] = plan.Placements[groups[g].Root].Offset
 	}
+	vals := make([]int64, n)
+	for g := range vals {
+		vals[g] = -1
+		if len(r.rects[g]) > 0 {
+			vals[g] = r.off[g] + r.top[g]
+			if !r.movable[g] {
+				r.fixedTop = max(r.fixedTop, vals[g])
+			}
+		}
+	}
+	r.tops = newTopTree(vals)
 	for _, gr := range groups {
 		r.times = append(r.times, gr.Start, gr.End)
 	}
@@ -166,32 +185,46 @@ func newRefiner(p *model.Problem, plan *model.Plan, opt bnb.Options) *refiner {
 	r.times = slices.Compact(r.times)
 	r.startAt = make([][]int32, len(r.times))
 	r.endAt = make([][]int32, len(r.times))
+	r.span = make([][2]int32, n)
 	for g, gr := range groups {
 		s, _ := slices.BinarySearch(r.times, gr.Start)
 		e, _ := slices.BinarySearch(r.times, gr.End)
 		r.startAt[s] = append(r.startAt[s], int32(g))
 		r.endAt[e] = append(r.endAt[e], int32(g))
+		r.span[g] = [2]int32{int32(s), int32(e)}
+		if e-s > shortSpan {
+			r.long = append(r.long, int32(g))
+		}
 	}
 	return r
 }
 
-// peak is the plan's peak and the groups at it.
-func (r *refiner) peak() (int64, []int32) {
-	var p int64
-	var at []int32
-	for g := range r.group {
-		t := r.off[g] + r.top[g]
-		if len(r.rects[g]) == 0 {
-			continue
-		}
-		if t > p {
-			p, at = t, at[:0]
-		}
-		if t == p {
-			at = append(at, int32(g))
+// shortSpan: groups spanning at most this many times are found through
+// startAt by alive; the others are listed in long.
+const shortSpan = 64
+
+// alive calls f on every group alive in the time indices [a, b), each once
+// (in no particular order): O(window + long groups), not O(groups).
+func (r *refiner) alive(a, b int, f func(g int32)) {
+	for k := max(0, a-shortSpan); k < b; k++ {
+		for _, g := range r.startAt[k] {
+			if sp := r.span[g]; sp[1] > int32(a) && sp[1]-sp[0] <= shortSpan {
+				f(g)
+			}
 		}
 	}
-	return p, at
+	for _, g := range r.long {
+		if sp := r.span[g]; sp[0] < int32(b) && sp[1] > int32(a) {
+			f(g)
+		}
+	}
+}
+
+// peak is the plan's peak, the first group at it, and the highest top
+// below it.
+func (r *refiner) peak() (peak int64, at int32, below int64) {
+	p, g, b := r.tops.top()
+	return p, int32(g), b
 }
 
 // window returns the time indices [a, b) of a window that holds group c,
@@ -237,42 +270,42 @@ func (r *refiner) window(c int32, peak int64, k int) (a, b int) {
 	// cannot come down.
 	for changed := true; changed; {
 		changed = false
-		for g := range r.group {
-			if r.off[g]+r.top[g] < peak || !r.movable[g] {
-				continue
+		var cross []int32
+		r.alive(a, b, func(g int32) {
+			if sp := r.span[g]; r.movable[g] && r.off[g]+r.top[g] >= peak && (sp[0] < int32(a) || sp[1] > int32(b)) {
+				cross = append(cross, g)
 			}
-			gr := &r.group[g]
-			if gr.Start < r.times[b] && gr.End > r.times[a] && (gr.Start < r.times[a] || gr.End > r.times[b]) {
-				for r.times[a] > gr.Start {
-					grow(true)
-				}
-				for r.times[b] < gr.End {
-					grow(false)
-				}
-				changed = true
+		})
+		for _, g := range cross {
+			for sp := r.span[g]; int32(a) > sp[0]; {
+				grow(true)
 			}
+			for sp := r.span[g]; int32(b) < sp[1]; {
+				grow(false)
+			}
+			changed = true
 		}
 	}
 	return a, b
 }
 
-// subProblem builds the window [t0, t1): the movable groups inside it,
+// subProblem builds the window of time indices [a, b): the movable groups inside it,
 // with their offsets as the incumbent, and every other piece alive in it
 // pinned. free lists the groups of the sub-problem's first buffers: group
 // free[j]'s root is buffer first[j].
-func (r *refiner) subProblem(t0, t1 int64) (sub *model.Problem, inc *model.Plan, free []int32, first []int) {
+func (r *refiner) subProblem(a, b int) (sub *model.Problem, inc *model.Plan, free []int32, first []int) {
 	p := r.p
+	t0, t1 := r.times[a], r.times[b]
 	sub = &model.Problem{Pools: []model.Pool{{Name: r.pool.Name}}}
 	var offs []int64
 	var pins []model.Rect
-	for g := range r.group {
-		gr := &r.group[g]
-		if gr.Start >= t1 || gr.End <= t0 || len(r.rects[g]) == 0 {
-			continue
+	r.alive(a, b, func(g int32) {
+		if len(r.rects[g]) == 0 {
+			return
 		}
-		if r.movable[g] && gr.Start >= t0 && gr.End <= t1 {
-			free = append(free, int32(g))
-			continue
+		if sp := r.span[g]; r.movable[g] && sp[0] >= int32(a) && sp[1] <= int32(b) {
+			free = append(free, g)
+			return
 		}
 		for _, x := range r.rects[g] {
 			if x.Start < t1 && x.End > t0 {
@@ -280,7 +313,8 @@ func (r *refiner) subProblem(t0, t1 int64) (sub *model.Problem, inc *model.Plan,
 					Lo: r.off[g] + x.Lo, Hi: r.off[g] + x.Hi})
 			}
 		}
-	}
+	})
+	slices.Sort(free) // a deterministic order for the search
 	// The free groups, root first, then their members; ids are positions.
 	id := func(k int) string { return "b" + strconv.Itoa(k) }
 	for _, g := range free {
@@ -315,19 +349,16 @@ func (r *refiner) subProblem(t0, t1 int64) (sub *model.Problem, inc *model.Plan,
 	return sub, inc, free, first
 }
 
-// step re-plans the window of up to about k movable groups around the
-// first group at the peak (at), and says whether it came below the peak.
-func (r *refiner) step(ctx context.Context, peak int64, at []int32, try attempt) (stepResult, error) {
+// step re-plans the window of about try.groups movable groups around group
+// at (at the peak), and says whether it came below the peak.
+func (r *refiner) step(ctx context.Context, peak, below int64, at int32, try attempt) (stepResult, error) {
 	k := try.groups
-	for _, c := range at {
-		if !r.movable[c] {
-			r.stopped = "a pinned buffer is at the peak"
-			return stuck, nil
-		}
+	if r.fixedTop >= peak {
+		r.stopped = "a pinned buffer is at the peak"
+		return stuck, nil
 	}
-	a, b := r.window(at[0], peak, k)
-	t0, t1 := r.times[a], r.times[b]
-	sub, inc, free, first := r.subProblem(t0, t1)
+	a, b := r.window(at, peak, k)
+	sub, inc, free, first := r.subProblem(a, b)
 	opt := r.opt
 	// The budget: a node costs time in proportion to the buffers of the
 	// window and the pairs of them alive together.
@@ -342,9 +373,9 @@ func (r *refiner) step(ctx context.Context, peak int64, at []int32, try attempt)
 	// Small first rounds, so that one decision stays within the budget.
 	opt.NodeLimit = max(16, opt.MaxNodes/64)
 	opt.LowerBound = 0
-	// Below the highest group outside the window the peak gains nothing:
+	// Below the highest top under the peak the peak gains nothing yet:
 	// the search stops there.
-	target := r.level(t0, t1, peak)
+	target := below
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	best, _, st, err := bnb.Minimise(wctx, sub, inc, 0, opt, func(pl *model.Plan) {
@@ -363,6 +394,7 @@ func (r *refiner) step(ctx context.Context, peak int64, at []int32, try attempt)
 	r.improved++
 	for j, g := range free {
 		r.off[g] = best.Placements[first[j]].Offset
+		r.tops.set(int(g), r.off[g]+r.top[g])
 	}
 	return lowered, nil
 }
@@ -376,6 +408,9 @@ const (
 	stuck                      // no window will (see refiner.stopped)
 	tooDense                   // the window is too dense to search
 )
+
+// reportEvery is the shortest time between two reports of a lower plan.
+const reportEvery = 200 * time.Millisecond
 
 // refineBudget is the work of one window at effort 1 (see refineWork) and
 // the attempts made at a peak.
@@ -420,11 +455,28 @@ func (r *refiner) plan() *model.Plan {
 func refine(ctx context.Context, p *model.Problem, plan *model.Plan, lb int64, opt bnb.Options, b refineBudget, onImprove func(*model.Plan)) (map[string]any, error) {
 	r := newRefiner(p, plan, opt)
 	r.work = b.work
-	peak, at := r.peak()
+	peak, at, below := r.peak()
 	start := peak
+	// Reports cost O(n) and more (the caller verifies each plan): on a
+	// chain of 1 000 000 ops the peak fell 1 116 times. They come at most
+	// every reportEvery (or four times what the last one cost), the last
+	// plan is always reported, and the refinement stops early enough
+	// before ctx's deadline to report it in time.
+	// The first report waits reportEvery too; until one is timed, a report
+	// is taken to cost a microsecond per buffer (the verifier's order).
+	last, cost := time.Now(), time.Duration(len(p.Buffers))*time.Microsecond
+	pending := false
+	report := func() {
+		t := time.Now()
+		onImprove(r.plan())
+		cost, last, pending = time.Since(t), time.Now(), false
+	}
 	next := 0 // the attempt at this peak
 	for peak > lb && ctx.Err() == nil {
-		res, err := r.step(ctx, peak, at, b.attempts[next])
+		if dl, ok := ctx.Deadline(); ok && pending && time.Until(dl) < cost {
+			break
+		}
+		res, err := r.step(ctx, peak, below, at, b.attempts[next])
 		if err != nil {
 			return nil, err
 		}
@@ -443,11 +495,17 @@ func refine(ctx context.Context, p *model.Problem, plan *model.Plan, lb int64, o
 			continue
 		}
 		next = 0
-		p2, at2 := r.peak()
+		p2, at2, below2 := r.peak()
 		if p2 < peak && onImprove != nil {
-			onImprove(r.plan())
+			pending = true
+			if time.Since(last) >= max(reportEvery, 4*cost) {
+				report()
+			}
 		}
-		peak, at = p2, at2
+		peak, at, below = p2, at2, below2
+	}
+	if pending {
+		report()
 	}
 	st := map[string]any{"windows": r.windows, "lowered": r.improved, "nodes": r.nodes,
 		"start_peak": start, "peak": peak}
@@ -479,22 +537,6 @@ func mergePins(pins []model.Rect) []model.Rect {
 		out = append(out, x)
 	}
 	return out
-}
-
-// level is the highest top, below peak, of the groups that are not free in
-// the window [t0, t1).
-func (r *refiner) level(t0, t1, peak int64) int64 {
-	var q int64
-	for g := range r.group {
-		gr := &r.group[g]
-		if r.movable[g] && gr.Start >= t0 && gr.End <= t1 {
-			continue
-		}
-		if t := r.off[g] + r.top[g]; t < peak && len(r.rects[g]) > 0 {
-			q = max(q, t)
-		}
-	}
-	return q
 }
 
 // pinCount counts the pinned buffers of a window (they come last).

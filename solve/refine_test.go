@@ -221,3 +221,36 @@ func TestMergePins(t *testing.T) {
 		{Start: 1, End: 5, Lo: 20, Hi: 30},
 	}, got)
 }
+
+// TestTopTree follows random changes against a linear scan.
+func TestTopTree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for k := 0; k < 50; k++ {
+		vals := make([]int64, 1+rng.IntN(40))
+		for i := range vals {
+			vals[i] = rng.Int64N(10) - 1
+		}
+		tr := newTopTree(vals)
+		for range 100 {
+			i := rng.IntN(len(vals))
+			vals[i] = rng.Int64N(10) - 1
+			tr.set(i, vals[i])
+			high, at, below := int64(-1), -1, int64(-1)
+			for j, v := range vals {
+				if v > high {
+					high, at = v, j
+				}
+			}
+			for _, v := range vals {
+				if v < high {
+					below = max(below, v)
+				}
+			}
+			if high < 0 {
+				at = 0 // no value at all: the first leaf
+			}
+			gh, ga, gb := tr.top()
+			require.Equal(t, [3]int64{high, int64(at), below}, [3]int64{gh, int64(ga), gb}, "%v", vals)
+		}
+	}
+}

@@ -13,9 +13,13 @@ type memo struct {
 	mask uint64
 }
 
-func newMemo(n int) *memo {
+// newMemo sizes the table for n items: 64n² entries, at most 1 M and at
+// most limit when limit > 0 (a search bounded by MaxNodes stores at most one
+// state per node; a refinement window of 110 buffers cleared 16 MB per
+// order for a few thousand nodes).
+func newMemo(n, limit int) *memo {
 	size := 1 << 8
-	for size < 64*n*n && size < 1<<20 {
+	for size < 64*n*n && size < 1<<20 && (limit <= 0 || size < limit) {
 		size <<= 1
 	}
 	return &memo{keys: make([]uint64, size), caps: make([]int64, size), mask: uint64(size - 1)}

@@ -113,7 +113,8 @@ func (o *Options) orders() []string {
 func (o *Options) flags() flags {
 	return flags{sections: !o.NoSectionInference, dominance: !o.NoDominance,
 		shortcut: !o.NoUnplacedShortcut, memo: !o.NoMemo, split: !o.NoSplit, byOffset: !o.RankFirst,
-		symmetry: !o.NoSymmetry, alignStacks: !o.NoAlignStacks, canonical: !o.NoCanonical, windows: !o.NoWindows}
+		symmetry: !o.NoSymmetry, alignStacks: !o.NoAlignStacks, canonical: !o.NoCanonical, windows: !o.NoWindows,
+		memoMax: int(min(o.MaxNodes, 1<<30))}
 }
 
 // Status is the outcome of a decision.

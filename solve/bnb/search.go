@@ -9,6 +9,8 @@ import (
 // flags are the pruning switches of one search, taken from Options.
 type flags struct {
 	sections, dominance, shortcut, memo, split, byOffset, symmetry, alignStacks, canonical, windows bool
+	// memoMax, when > 0, caps the entries of the table of failed states.
+	memoMax int
 }
 
 // searcher runs the canonical depth-first search on one component with one
@@ -129,7 +131,7 @@ func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 		s.cands[d] = make([]cand, 0, 8)
 	}
 	if fl.memo {
-		s.memo = newMemo(n)
+		s.memo = newMemo(n, fl.memoMax)
 	}
 	return s
 }
