@@ -79,7 +79,7 @@ func newInstance(ctx context.Context, p *model.Problem) (*instance, error) {
 	}
 	exactOff := bounding(ctx)
 	groups, of, delta := p.AliasGroups()
-	in := &instance{p: p, of: of, delta: delta, members: map[int][]int{}}
+	in := &instance{p: p, of: of, delta: delta, members: map[int][]int{}, its: make([]item, 0, len(groups))}
 	pools := p.PoolList()
 	members := in.members
 	for _, gr := range groups {
