@@ -6,12 +6,15 @@
 //	go run ./benchmarks/cmd/gen -kind perfect -n 200 -width 1000 -height 1048576 -o perfect.csv
 //	go run ./benchmarks/cmd/gen -kind transformer -n 1000000 -backward -o long.csv
 //	go run ./benchmarks/cmd/gen -kind chain -n 100000 -o chain.csv
+//	go run ./benchmarks/cmd/gen -kind chain-graph -n 100000 -o chain.graph.json
 //
 // random: uniform lifetimes, log-uniform sizes. perfect: a guillotine cut of
 // width × height, whose optimum peak is height (printed on stderr as
 // optimum=N). transformer: a trace of transformer blocks (-layers, -hidden,
 // -seq, -heads, -backward, -jitter); -n cuts it at exactly n buffers.
 // chain: a chain of n ops with skip connections and scratch buffers.
+// chain-graph: a model graph (.graph.json) of a chain of n ops with
+// Reshape views, skip connections and elastic scratch.
 package main
 
 import (
@@ -23,10 +26,11 @@ import (
 
 	"github.com/optalloc/optalloc/benchmarks"
 	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/model/graph"
 )
 
 func main() {
-	kind := flag.String("kind", "random", "random | perfect | transformer | chain")
+	kind := flag.String("kind", "random", "random | perfect | transformer | chain | chain-graph")
 	n := flag.Int("n", 0, "buffers (random, transformer), pieces (perfect) or ops (chain); transformer: 0 = whole layers")
 	seed := flag.Uint64("seed", 1, "seed: same seed and flags, same instance")
 	out := flag.String("o", "-", "output CSV file (- = stdout)")
@@ -59,14 +63,22 @@ func main() {
 	case "transformer":
 		p = benchmarks.Transformer(benchmarks.TransformerOptions{Layers: *layers, Hidden: *hidden, Seq: *seq, Heads: *heads,
 			Backward: *backward, Buffers: *n, Jitter: *jitter, Seed: *seed})
-	case "chain":
+	case "chain", "chain-graph":
 		if *n <= 0 {
-			fmt.Fprintln(os.Stderr, "gen: -kind chain needs -n (the number of ops)")
+			fmt.Fprintf(os.Stderr, "gen: -kind %s needs -n (the number of ops)\n", *kind)
 			os.Exit(2)
+		}
+		if *kind == "chain-graph" {
+			if err := writeGraph(*out, benchmarks.ChainGraph(*seed, *n)); err != nil {
+				fmt.Fprintln(os.Stderr, "gen:", err)
+				os.Exit(1)
+			}
+			fmt.Fprintf(os.Stderr, "ops=%d\n", *n-1)
+			return
 		}
 		p = benchmarks.Chain(*seed, *n)
 	default:
-		fmt.Fprintf(os.Stderr, "gen: unknown -kind %q (want random, perfect, transformer or chain)\n", *kind)
+		fmt.Fprintf(os.Stderr, "gen: unknown -kind %q (want random, perfect, transformer, chain or chain-graph)\n", *kind)
 		os.Exit(2)
 	}
 	if err := p.Validate(); err != nil {
@@ -99,6 +111,29 @@ func write(path string, p *model.Problem) error {
 	}
 	if f != nil {
 		return f.Close()
+	}
+	return nil
+}
+
+func writeGraph(path string, f *graph.File) error {
+	var w io.Writer = os.Stdout
+	var file *os.File
+	if path != "-" {
+		var err error
+		if file, err = os.Create(path); err != nil {
+			return err
+		}
+		w = file
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	if err := graph.Write(bw, f); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if file != nil {
+		return file.Close()
 	}
 	return nil
 }
