@@ -366,3 +366,46 @@ func TestLongFile10M(t *testing.T) {
 	}
 	testLongFile(t, 10_000_000)
 }
+
+// TestRefinementOnLongChain: on a chain of 100 000 ops (where the
+// time-window refinement runs) minimising, deciding at max-live and one
+// thread end within 2×1 s+1 s, and no goroutine outlives plan. Minimising
+// a chain of 5 000 ops shows the refinement in the statistics and reaches
+// max-live; --no-refine leaves it out.
+func TestRefinementOnLongChain(t *testing.T) {
+	write := func(n int) string {
+		in := filepath.Join(t.TempDir(), "chain.csv")
+		f, err := os.Create(in)
+		require.NoError(t, err)
+		require.NoError(t, model.WriteCSV(f, benchmarks.Chain(1, n), nil))
+		require.NoError(t, f.Close())
+		return in
+	}
+	in := write(100_000)
+	m := maxLiveOf(t, in)
+	const limit = time.Second
+	for _, args := range [][]string{{}, {"--capacity", strconv.FormatInt(m, 10)}, {"--threads", "1"}} {
+		t.Run(strings.Join(append([]string{"plan"}, args...), " "), func(t *testing.T) {
+			code, wall, _, stderr := timedPlan(t, context.Background(), append([]string{in, "--time-limit", limit.String(), "--quiet"}, args...)...)
+			settled := settle(t)
+			t.Logf("wall %v, exit %d, goroutines gone %v after return", wall.Round(time.Millisecond), code, settled.Round(time.Millisecond))
+			assert.Contains(t, []int{0, 1}, code, stderr)
+			assert.LessOrEqual(t, wall, generous(limit))
+		})
+	}
+
+	small := write(5_000)
+	code, _, res, stderr := timedPlan(t, context.Background(), small, "--json", "-o", filepath.Join(t.TempDir(), "p.csv"))
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "optimal", res["status"])
+	assert.Equal(t, res["lower_bound"], res["peak"])
+	engines := res["stats"].(map[string]any)["engines"].(map[string]any)
+	require.Contains(t, engines, "refine")
+	assert.Contains(t, res["method"], "+refine")
+	code, _, res, stderr = timedPlan(t, context.Background(), small, "--json", "--no-refine", "--time-limit", "1s", "-o", filepath.Join(t.TempDir(), "p.csv"))
+	require.Contains(t, []int{0, 1}, code, stderr)
+	if st, ok := res["stats"].(map[string]any)["engines"].(map[string]any); ok {
+		assert.NotContains(t, st, "refine")
+	}
+	assert.NotContains(t, res["method"], "refine")
+}
