@@ -93,6 +93,15 @@ func main() {
 }
 
 func write(path string, p *model.Problem) error {
+	return writeTo(path, func(w io.Writer) error { return model.WriteCSV(w, p, nil) })
+}
+
+func writeGraph(path string, f *graph.File) error {
+	return writeTo(path, func(w io.Writer) error { return graph.Write(w, f) })
+}
+
+// writeTo writes with put to the file at path (- = stdout), buffered.
+func writeTo(path string, put func(io.Writer) error) error {
 	var w io.Writer = os.Stdout
 	var f *os.File
 	if path != "-" {
@@ -103,7 +112,7 @@ func write(path string, p *model.Problem) error {
 		w = f
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
-	if err := model.WriteCSV(bw, p, nil); err != nil {
+	if err := put(bw); err != nil {
 		return err
 	}
 	if err := bw.Flush(); err != nil {
@@ -111,29 +120,6 @@ func write(path string, p *model.Problem) error {
 	}
 	if f != nil {
 		return f.Close()
-	}
-	return nil
-}
-
-func writeGraph(path string, f *graph.File) error {
-	var w io.Writer = os.Stdout
-	var file *os.File
-	if path != "-" {
-		var err error
-		if file, err = os.Create(path); err != nil {
-			return err
-		}
-		w = file
-	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	if err := graph.Write(bw, f); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	if file != nil {
-		return file.Close()
 	}
 	return nil
 }
