@@ -14,7 +14,7 @@ import (
 // Bound is a proven lower bound on the peak and how it was proven.
 type Bound struct {
 	LowerBound int64  `json:"lower_bound"`
-	Method     string `json:"method"` // max-live, align, bnb, window or sat
+	Method     string `json:"method"` // max-live, align, pins, bnb, window or sat
 	Detail     string `json:"detail"` // how it was proven
 	// Optimal is set when a plan with peak == LowerBound was found too.
 	Optimal bool           `json:"optimal"`
@@ -23,7 +23,8 @@ type Bound struct {
 
 // ProveBound tries to raise the lower bound of a single-pool problem before
 // ctx ends (opt.TimeLimit applies). It starts from AlignBound (max-live, or
-// the alignment bound, Method "align", when that is higher). Three provers
+// the alignment bound, Method "align", when that is higher), or from the
+// top of the pinned buffers (Method "pins") when that is higher. Three provers
 // race:
 //
 //   - the branch-and-bound decides capacity C = the current bound; a
@@ -56,6 +57,9 @@ func ProveBound(ctx context.Context, p *model.Problem, opt Options) (*Bound, err
 	b := &Bound{LowerBound: ab.LowerBound, Method: "max-live", Detail: ab.Detail(), Stats: map[string]any{}}
 	if ab.LowerBound > ab.MaxLive {
 		b.Method = "align"
+	}
+	if top := pinTop(p); top > b.LowerBound {
+		b.LowerBound, b.Method, b.Detail = top, "pins", "the highest byte of a pinned buffer"
 	}
 	var mu sync.Mutex
 	raise := func(lb int64, method, how string) {

@@ -228,3 +228,25 @@ func singlePool(p *model.Problem) *model.Problem {
 	}
 	return p
 }
+
+// TestPinTopBound: a pinned buffer's top bounds every plan's peak, so a plan
+// that reaches it is optimal.
+func TestPinTopBound(t *testing.T) {
+	pin := int64(100)
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "a", Start: 0, End: 2, Size: 10},
+		{ID: "b", Start: 0, End: 1, Size: 4, Pin: &pin},
+		{ID: "c", Start: 1, End: 3, Size: 6, Gaps: []model.Gap{{Start: 2, End: 3}}},
+	}}
+	require.NoError(t, p.Validate())
+	require.Equal(t, int64(16), p.ComputeSweep().MaxLive)
+	// The portfolio alone proves nothing: only the bound makes it optimal.
+	for _, method := range []string{"heuristic", "auto"} {
+		res, err := Solve(context.Background(), p, Options{Method: method})
+		require.NoError(t, err)
+		require.Equal(t, Optimal, res.Status, method)
+		require.Equal(t, int64(104), res.Peak, method)
+		require.Equal(t, int64(104), res.LowerBound, method)
+		require.Empty(t, verify.Check(p, res.Plan))
+	}
+}
