@@ -19,10 +19,16 @@ import (
 )
 
 // longFeatureProblem is a random problem over a long schedule with
-// alignments, alias members, gaps and elastic buffers; pinned is the
+// alignments (a third with a pool alignment too), alias members, gaps and
+// elastic buffers; pinned is the
 // fraction of the alias roots then pinned where greedy-size puts them.
 func longFeatureProblem(rng *rand.Rand, n int, pinned float64) *model.Problem {
 	p := &model.Problem{Name: "long"}
+	step := int64(16) // alias deltas: multiples of the pool's alignment
+	if rng.IntN(3) == 0 {
+		p.Pools = []model.Pool{{Name: "sram", Align: 32}}
+		step = 32
+	}
 	aliased := map[int]bool{} // one alias per parent: two could share its bytes
 	for i := 0; i < n; i++ {
 		s := int64(i/4) + rng.Int64N(4)
@@ -45,7 +51,7 @@ func longFeatureProblem(rng *rand.Rand, n int, pinned float64) *model.Problem {
 			aliased[j] = true
 			par := &p.Buffers[j]
 			b.Size = 16 * (1 + rng.Int64N(par.Size/16))
-			b.Alias = &model.Alias{Parent: par.ID, Delta: 16 * rng.Int64N((par.Size-b.Size)/16+1)}
+			b.Alias = &model.Alias{Parent: par.ID, Delta: step * rng.Int64N((par.Size-b.Size)/step+1)}
 			b.Align, b.MaxSize, b.Kind = 0, 0, ""
 			b.Start, b.End = par.Start+rng.Int64N(par.End-par.Start), par.End+rng.Int64N(3)
 		}
@@ -76,8 +82,8 @@ func longFeatureProblem(rng *rand.Rand, n int, pinned float64) *model.Problem {
 	return p
 }
 
-// TestRefineKeepsPlansValid: on 60 random long problems with alignments,
-// alias members, gaps, elastic buffers and pins, every plan the refinement
+// TestRefineKeepsPlansValid: on 60 random long problems with alignments
+// (some of the pool), alias members, gaps, elastic buffers and pins, every plan the refinement
 // offers passes the verifier, keeps every pin, and is strictly lower than
 // the one before; the last is the plan it ends with.
 func TestRefineKeepsPlansValid(t *testing.T) {
