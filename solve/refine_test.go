@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -241,6 +242,37 @@ func TestTopTree(t *testing.T) {
 			}
 			gh, ga, gb := tr.top()
 			require.Equal(t, [3]int64{high, int64(at), below}, [3]int64{gh, int64(ga), gb}, "%v", vals)
+		}
+	}
+}
+
+// TestAliveMatchesScan: the refiner's time index lists exactly the groups a
+// scan finds alive in a window, short and long ones alike, each once.
+func TestAliveMatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for k := 0; k < 40; k++ {
+		p := &model.Problem{}
+		for i := range 300 {
+			s := rng.Int64N(400)
+			life := 1 + rng.Int64N(8)
+			if rng.IntN(8) == 0 {
+				life += rng.Int64N(300) // longer than shortSpan times
+			}
+			p.Buffers = append(p.Buffers, model.Buffer{ID: fmt.Sprint(i), Start: s, End: s + life, Size: 1 + rng.Int64N(9)})
+		}
+		r := newRefiner(p, model.NewPlan(p), bnb.Options{})
+		for range 50 {
+			a := rng.IntN(len(r.times) - 1)
+			b := a + 1 + rng.IntN(len(r.times)-1-a)
+			var got, want []int32
+			r.alive(a, b, func(g int32) { got = append(got, g) })
+			for g := range r.group {
+				if r.group[g].Start < r.times[b] && r.group[g].End > r.times[a] {
+					want = append(want, int32(g))
+				}
+			}
+			slices.Sort(got)
+			require.Equal(t, want, got, "window [%d, %d)", a, b)
 		}
 	}
 }
