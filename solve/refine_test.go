@@ -276,3 +276,50 @@ func TestAliveMatchesScan(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowHoldsThePeak: a window holds its group, every movable group at
+// the peak it meets, and at least k movable groups unless it is the whole
+// schedule. In half the cases a chain buffer S and a long buffer L that
+// starts as S ends are lifted to share the peak, so that L crosses any
+// small window around S.
+func TestWindowHoldsThePeak(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	for n := range 30 {
+		p := brute.Chain(rng, 400+rng.IntN(400))
+		s := rng.IntN(300)
+		long := model.Buffer{ID: "L", Start: p.Buffers[s].End, End: p.Buffers[s].End + 200, Size: 2048}
+		if n%2 == 0 {
+			p.Buffers = append(p.Buffers, long)
+		}
+		plan, _, err := heuristics.Portfolio(context.Background(), p, heuristics.PortfolioOptions{Planners: []string{"greedy-size"}})
+		require.NoError(t, err)
+		if n%2 == 0 {
+			top := plan.Peak(p) + max(p.Buffers[s].Size, long.Size)
+			plan.Placements[s].Offset = top - p.Buffers[s].Size
+			plan.Placements[len(p.Buffers)-1].Offset = top - long.Size
+			require.Empty(t, verify.Check(p, plan))
+		}
+		r := newRefiner(p, plan, bnb.Options{})
+		peak, c, _ := r.peak()
+		for _, k := range []int{10, 96, 5000} {
+			a, b := r.window(c, peak, k)
+			t0, t1 := r.times[a], r.times[b]
+			require.LessOrEqual(t, t0, r.group[c].Start)
+			require.GreaterOrEqual(t, t1, r.group[c].End)
+			inside := 0
+			for g := range r.group {
+				gr := &r.group[g]
+				in := gr.Start >= t0 && gr.End <= t1
+				if in && r.movable[g] {
+					inside++
+				}
+				if r.off[g]+r.top[g] == peak && r.movable[g] && gr.Start < t1 && gr.End > t0 {
+					require.True(t, in, "group %d at the peak crosses the window", g)
+				}
+			}
+			if a > 0 || b < len(r.times)-1 {
+				require.GreaterOrEqual(t, inside, k)
+			}
+		}
+	}
+}
