@@ -161,6 +161,10 @@ func (s *solver) raceEngines(r *race, capacity int64) []engine {
 	useBnB, useSAT := s.engines()
 	racing := s.opt.Threads != 1 && (s.opt.Method == "auto" || s.opt.Method == "exact")
 	var engines []engine
+	if s.refineApplies() && s.exactTakes() {
+		// First: with one thread the engines take turns (see refineEngine).
+		engines = append(engines, s.refineEngine(r))
+	}
 	bnbRaces := useBnB && !(capacity == 0 && s.satMinimisesWhole())
 	if bnbRaces {
 		// Where SAT minimises the whole problem, the branch-and-bound's

@@ -25,8 +25,8 @@ func init() {
 		long: `INPUT is a MiniMalloc CSV (.csv), a JSON problem (.json) or a model graph
 (.graph.json); "-" reads standard input.
 
-Without --capacity the peak is minimised: heuristics first, then (from 2 000
-buffers) the time-window refinement, then the exact engines until the lower
+Without --capacity the peak is minimised: heuristics first, then the exact
+engines (from 2 000 buffers with the time-window refinement) until the lower
 bound is reached (status=optimal) or the time limit (status=feasible, with the
 gap). With --capacity C the question is a decision:
 a plan with peak <= C (exit 0), status=infeasible when a proof says no plan

@@ -401,7 +401,7 @@ func TestRefinementOnLongChain(t *testing.T) {
 	assert.Equal(t, res["lower_bound"], res["peak"])
 	engines := res["stats"].(map[string]any)["engines"].(map[string]any)
 	require.Contains(t, engines, "refine")
-	assert.Contains(t, res["method"], "+refine")
+	assert.Contains(t, res["method"], "refine")
 	code, _, res, stderr = timedPlan(t, context.Background(), small, "--json", "--no-refine", "--time-limit", "1s", "-o", filepath.Join(t.TempDir(), "p.csv"))
 	require.Contains(t, []int{0, 1}, code, stderr)
 	if st, ok := res["stats"].(map[string]any)["engines"].(map[string]any); ok {
