@@ -82,6 +82,29 @@ func TestChainGraph(t *testing.T) {
 	assert.NotNil(t, rep)
 }
 
+// TestBranchGraph: the same seed gives the same graph, and it builds: one
+// buffer per tensor plus a scratch buffer per Relu.
+func TestBranchGraph(t *testing.T) {
+	f := BranchGraph(2, 50)
+	require.Equal(t, f, BranchGraph(2, 50))
+	p, _, err := graph.Build(f, "branches")
+	require.NoError(t, err)
+	require.NoError(t, p.Validate())
+	relus, sums := 0, 0
+	for _, op := range f.Ops {
+		switch op.Type {
+		case "Relu":
+			relus++
+		case "Sum":
+			sums++
+			assert.GreaterOrEqual(t, len(op.Inputs), 2)
+			assert.LessOrEqual(t, len(op.Inputs), 4)
+		}
+	}
+	assert.Equal(t, 50, sums)
+	assert.Len(t, p.Buffers, len(f.Tensors)+relus)
+}
+
 func TestPerfectPackingOptimumIsReached(t *testing.T) {
 	for seed := uint64(0); seed < 20; seed++ {
 		p, opt, offs := PerfectPacking(seed, 50, 1000, 40)

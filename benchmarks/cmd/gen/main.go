@@ -7,6 +7,7 @@
 //	go run ./benchmarks/cmd/gen -kind transformer -n 1000000 -backward -o long.csv
 //	go run ./benchmarks/cmd/gen -kind chain -n 100000 -o chain.csv
 //	go run ./benchmarks/cmd/gen -kind chain-graph -n 100000 -o chain.graph.json
+//	go run ./benchmarks/cmd/gen -kind branch-graph -n 25000 -o branch.graph.json
 //
 // random: uniform lifetimes, log-uniform sizes. perfect: a guillotine cut of
 // width × height, whose optimum peak is height (printed on stderr as
@@ -14,7 +15,8 @@
 // -seq, -heads, -backward, -jitter); -n cuts it at exactly n buffers.
 // chain: a chain of n ops with skip connections and scratch buffers.
 // chain-graph: a model graph (.graph.json) of a chain of n ops with
-// Reshape views, skip connections and elastic scratch.
+// Reshape views, skip connections and elastic scratch. branch-graph: a model
+// graph of n blocks of 2–4 parallel branches joined by a Sum.
 package main
 
 import (
@@ -30,8 +32,8 @@ import (
 )
 
 func main() {
-	kind := flag.String("kind", "random", "random | perfect | transformer | chain | chain-graph")
-	n := flag.Int("n", 0, "buffers (random, transformer), pieces (perfect) or ops (chain); transformer: 0 = whole layers")
+	kind := flag.String("kind", "random", "random | perfect | transformer | chain | chain-graph | branch-graph")
+	n := flag.Int("n", 0, "buffers (random, transformer), pieces (perfect), ops (chain, chain-graph) or blocks (branch-graph); transformer: 0 = whole layers")
 	seed := flag.Uint64("seed", 1, "seed: same seed and flags, same instance")
 	out := flag.String("o", "-", "output CSV file (- = stdout)")
 	horizon := flag.Int64("horizon", 0, "random: time horizon (default 2n)")
@@ -77,8 +79,20 @@ func main() {
 			return
 		}
 		p = benchmarks.Chain(*seed, *n)
+	case "branch-graph":
+		if *n <= 0 {
+			fmt.Fprintln(os.Stderr, "gen: -kind branch-graph needs -n (the number of blocks)")
+			os.Exit(2)
+		}
+		f := benchmarks.BranchGraph(*seed, *n)
+		if err := writeGraph(*out, f); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		fmt.Fprintf(os.Stderr, "ops=%d\n", len(f.Ops))
+		return
 	default:
-		fmt.Fprintf(os.Stderr, "gen: unknown -kind %q (want random, perfect, transformer, chain or chain-graph)\n", *kind)
+		fmt.Fprintf(os.Stderr, "gen: unknown -kind %q (want random, perfect, transformer, chain, chain-graph or branch-graph)\n", *kind)
 		os.Exit(2)
 	}
 	if err := p.Validate(); err != nil {
