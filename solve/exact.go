@@ -161,6 +161,18 @@ func (s *solver) raceEngines(r *race, capacity int64) []engine {
 	useBnB, useSAT := s.engines()
 	racing := s.opt.Threads != 1 && (s.opt.Method == "auto" || s.opt.Method == "exact")
 	var engines []engine
+	windows := useBnB // the window engine's searches are small
+	if (s.opt.Method == "auto" || s.opt.Method == "exact") && !s.exactTakes() {
+		// Neither would take the problem on: they stay out, and why goes
+		// to the statistics (on a chain of 1 000 000 ops their declining
+		// took 2.9 s: the branch-and-bound's fold, SAT's instance and its
+		// delay). Alone (--method sat) SAT still runs: it falls back on
+		// its large-neighbourhood search.
+		for name, why := range s.declined {
+			s.res.Stats.engine(name+"_declined", why)
+		}
+		useBnB, useSAT = false, false
+	}
 	if s.refineApplies() && s.exactTakes() {
 		// First: with one thread the engines take turns (see refineEngine).
 		engines = append(engines, s.refineEngine(r))
@@ -196,7 +208,7 @@ func (s *solver) raceEngines(r *race, capacity int64) []engine {
 		// at 1246208 4.2 s → 3.2 s).
 		engines = append(engines, s.coarseEngine())
 	}
-	if useBnB && racing && sparselyAligned(s.p) && (capacity == 0 || capacity <= s.res.LowerBound+s.res.LowerBound/windowReach) {
+	if windows && racing && sparselyAligned(s.p) && (capacity == 0 || capacity <= s.res.LowerBound+s.res.LowerBound/windowReach) {
 		// Windows raise the bound: a minimisation's, or above a
 		// capacity, which refutes it. They raise it by a few percent at
 		// most (K with alignment 65536: 1 136 640 → 1 168 384, 2.8%), so
@@ -273,15 +285,20 @@ func (s *solver) exactTakes() bool {
 // exactAdmits is exactTakes uncached.
 func (s *solver) exactAdmits() bool {
 	useBnB, useSAT := s.engines()
+	s.declined = map[string]string{}
 	if useBnB {
-		if ok, _ := bnb.Admits(s.p, s.opt.BnB); ok {
+		ok, why := bnb.Admits(s.p, s.opt.BnB)
+		if ok {
 			return true
 		}
+		s.declined["bnb"] = why
 	}
 	if useSAT {
-		if ok, _ := encode.Admits(s.p, s.res.LowerBound, s.satOptions()); ok {
+		ok, why := encode.Admits(s.p, s.res.LowerBound, s.satOptions())
+		if ok {
 			return true
 		}
+		s.declined["sat"] = why
 	}
 	return false
 }

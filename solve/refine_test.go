@@ -327,7 +327,7 @@ func TestWindowHoldsThePeak(t *testing.T) {
 // TestRefineRacesWhenExactTakes: where an exact engine takes the problem,
 // the refinement is one of the race's engines (first, for the turns of one
 // thread) and does not run ahead of it; where none does, it runs ahead and
-// is not in the race. Ahead of the race it had taken half of 10 s on a
+// is not in the race, nor are the engines that would decline. Ahead of the race it had taken half of 10 s on a
 // 5 000-buffer transformer trace that the branch-and-bound proves in 1.5 s.
 func TestRefineRacesWhenExactTakes(t *testing.T) {
 	p := brute.Chain(rand.New(rand.NewPCG(1, 1)), 3000)
@@ -357,6 +357,12 @@ func TestRefineRacesWhenExactTakes(t *testing.T) {
 				assert.NotContains(t, names, "refine")
 			}
 			assert.Equal(t, c.declined, s.refineApplies() && !s.exactTakes(), "runs ahead of the race")
+			if c.declined {
+				// The engines that would decline stay out of the race, and
+				// why shows in the statistics.
+				assert.NotContains(t, names, "bnb")
+				assert.Contains(t, s.res.Stats.Engines["bnb_declined"], "budget of 100")
+			}
 		})
 	}
 }

@@ -140,6 +140,9 @@ type solver struct {
 	heuristicsCut bool
 	// takes caches exactTakes: 1 yes, -1 no, 0 not computed yet.
 	takes int8
+	// declined says why each exact engine would not take the problem
+	// (set with takes).
+	declined map[string]string
 }
 
 // heuristicShare: with methods auto and exact, the heuristic portfolio gets
