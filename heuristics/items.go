@@ -101,25 +101,17 @@ func newInstance(ctx context.Context, p *model.Problem) (*instance, error) {
 			return nil, ctx.Err()
 		}
 		it := &in.its[k]
-		if b := &p.Buffers[it.root]; it.pools == nil && it.pin < 0 && len(members[it.root]) == 0 {
-			// A plain buffer, without allocations (a 1M-op chain spent
-			// most of 0.8 s of set-up here, deaf to the time limit).
-			it.pool, it.align, it.phase = 0, b.AlignmentIn(&pools[0]), 0
-			if !exactOff && len(b.Gaps) > 0 {
-				in.footprint(k)
-			}
-			continue
-		}
-		group := append([]int{it.root}, members[it.root]...)
 		// The pool: the root's first preference that every member allows.
+		// (No allocation per item here: a 1M-op chain spent most of 0.8 s
+		// of set-up on them.)
 		it.pool = -1
 		cands := it.pools
 		if cands == nil {
-			cands = []int{0}
+			cands = firstPool[:]
 		}
 		for _, q := range cands {
 			ok := true
-			for _, m := range group[1:] {
+			for _, m := range members[it.root] {
 				if l := p.Buffers[m].Pools; len(l) > 0 && !slices.Contains(l, pools[q].Name) {
 					ok = false
 				}
@@ -142,12 +134,16 @@ func newInstance(ctx context.Context, p *model.Problem) (*instance, error) {
 	return in, nil
 }
 
+// firstPool is the pool list of an item without preferences.
+var firstPool = [1]int{0}
+
 // retarget sets item k's alignment and phase for the given pool.
 func (in *instance) retarget(k, pool int) error {
 	p, it := in.p, &in.its[k]
 	q := &p.PoolList()[pool]
 	it.phase = 0
-	var reqs [][2]int64 // (alignment, delta)
+	var buf [4][2]int64
+	reqs := buf[:0] // (alignment, delta)
 	reqs = append(reqs, [2]int64{p.Buffers[it.root].AlignmentIn(q), 0})
 	for _, m := range in.members[it.root] {
 		reqs = append(reqs, [2]int64{p.Buffers[m].AlignmentIn(q), in.delta[m]})

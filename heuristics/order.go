@@ -75,55 +75,46 @@ func parseKeys(spec string, its []item) ([][]float64, error) {
 }
 
 // orderBy sorts item indices by the keys, higher first, then by start and
-// index.
+// index. It sorts compact records that carry the first key and the start,
+// which decide most comparisons, rather than indices into the items (1M
+// items by size, its three keys: 0.53 s → 0.37 s, median of 3).
 func orderBy(its []item, keys [][]float64) []int32 {
-	order := make([]int32, len(its))
-	if len(keys) == 1 {
-		// One key (most orders): sort compact records, not indices into
-		// the items (a 1M-op chain: 0.7 s → 0.2 s).
-		type rec struct {
-			key   float64
-			start int64
-			k     int32
-		}
-		rs := make([]rec, len(its))
-		for k := range rs {
-			rs[k] = rec{keys[0][k], its[k].start, int32(k)}
-		}
-		slices.SortFunc(rs, func(a, b rec) int {
-			if a.key != b.key {
-				if a.key > b.key {
-					return -1
-				}
-				return 1
-			}
-			if c := cmp.Compare(a.start, b.start); c != 0 {
-				return c
-			}
-			return int(a.k - b.k)
-		})
-		for i, r := range rs {
-			order[i] = r.k
-		}
-		return order
+	type rec struct {
+		key   float64 // keys[0]
+		start int64
+		k     int32
 	}
-	for k := range order {
-		order[k] = int32(k)
+	rs := make([]rec, len(its))
+	for k := range rs {
+		rs[k] = rec{keys[0][k], its[k].start, int32(k)}
 	}
-	slices.SortFunc(order, func(a, b int32) int {
-		for _, key := range keys {
-			if key[a] != key[b] {
-				if key[a] > key[b] {
-					return -1
-				}
-				return 1
-			}
+	desc := func(x, y float64) int {
+		switch {
+		case x > y:
+			return -1
+		case x < y:
+			return 1
 		}
-		if c := cmp.Compare(its[a].start, its[b].start); c != 0 {
+		return 0
+	}
+	slices.SortFunc(rs, func(a, b rec) int {
+		if c := desc(a.key, b.key); c != 0 {
 			return c
 		}
-		return int(a - b)
+		for _, key := range keys[1:] {
+			if c := desc(key[a.k], key[b.k]); c != 0 {
+				return c
+			}
+		}
+		if c := cmp.Compare(a.start, b.start); c != 0 {
+			return c
+		}
+		return int(a.k - b.k)
 	})
+	order := make([]int32, len(its))
+	for i, r := range rs {
+		order[i] = r.k
+	}
 	return order
 }
 
