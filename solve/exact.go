@@ -195,7 +195,7 @@ func (s *solver) raceEngines(r *race, capacity int64) []engine {
 		}
 		engines = append(engines, e)
 	}
-	if capacity > s.res.LowerBound && racing { // as racesPortfolio says
+	if s.racesPortfolio(capacity) && racing {
 		// Only with room above the bound: at the bound itself a heuristic
 		// plan is all but never found, and the portfolio would only slow
 		// the exact engines (E: 2.3 s → 4.1 s).

@@ -61,7 +61,7 @@ func (s *solver) runRefine(ctx context.Context) error {
 	if from == nil {
 		return nil
 	}
-	if dl, ok := ctx.Deadline(); ok && s.racesPortfolio() {
+	if dl, ok := ctx.Deadline(); ok && s.racesPortfolio(s.p.PoolList()[0].Capacity) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/2)
 		defer cancel()
@@ -106,7 +106,7 @@ func (s *solver) refineEngine(r *race) engine {
 		name: "refine",
 		decide: func(ctx context.Context, p *model.Problem, c int64) (*model.Plan, outcome, any, error) {
 			r.mu.Lock()
-			from := s.overPlan
+			from, _ := s.refineStart() // c is the pool's capacity, the target
 			r.mu.Unlock()
 			if from == nil {
 				return nil, undecided, nil, nil
@@ -156,11 +156,11 @@ func (r *refiner) step(ctx context.Context, peak, below int64, at int32, try att
 		return stuck, nil
 	}
 	a, b := r.window(at, peak, k)
-	sub, inc, free, first := r.subProblem(a, b)
+	sub, inc, free, first, pinFrom := r.subProblem(a, b)
 	opt := r.opt
 	// The budget: a node costs time in proportion to the buffers of the
 	// window and the pairs of them alive together.
-	pairs := windowPairs(sub.Buffers) - windowPairs(sub.Buffers[len(inc.Placements)-pinCount(sub):])
+	pairs := windowPairs(sub.Buffers) - windowPairs(sub.Buffers[pinFrom:])
 	opt.Threads, opt.MaxNodes = 1, r.work/(pairs+4*int64(len(sub.Buffers)))+1
 	if opt.MaxNodes < refineMinNodes {
 		// Too dense to search: a wider window would be denser still.

@@ -211,11 +211,12 @@ func (r *refiner) window(c int32, peak int64, k int) (a, b int) {
 	return a, b
 }
 
-// subProblem builds the window of time indices [a, b): the movable groups inside it,
-// with their offsets as the incumbent, and every other piece alive in it
-// pinned. free lists the groups of the sub-problem's first buffers: group
-// free[j]'s root is buffer first[j].
-func (r *refiner) subProblem(a, b int) (sub *model.Problem, inc *model.Plan, free []int32, first []int) {
+// subProblem builds the window of time indices [a, b): the movable groups
+// inside it, with their offsets as the incumbent, and every other piece
+// alive in it pinned. free lists the groups of the sub-problem's first
+// buffers: group free[j]'s root is buffer first[j]; the pinned pieces are
+// the buffers from pinFrom on.
+func (r *refiner) subProblem(a, b int) (sub *model.Problem, inc *model.Plan, free []int32, first []int, pinFrom int) {
 	p := r.p
 	t0, t1 := r.times[a], r.times[b]
 	sub = &model.Problem{Pools: []model.Pool{{Name: r.pool.Name}}}
@@ -257,8 +258,8 @@ func (r *refiner) subProblem(a, b int) (sub *model.Problem, inc *model.Plan, fre
 			offs = append(offs, r.off[g]+r.delta[i])
 		}
 	}
-	pins = mergePins(pins)
-	for k, x := range pins {
+	pinFrom = len(sub.Buffers)
+	for k, x := range mergePins(pins) {
 		pin := x.Lo
 		sub.Buffers = append(sub.Buffers, model.Buffer{ID: "p" + strconv.Itoa(k), Start: x.Start, End: x.End,
 			Size: x.Hi - x.Lo, Pin: &pin})
@@ -268,7 +269,7 @@ func (r *refiner) subProblem(a, b int) (sub *model.Problem, inc *model.Plan, fre
 	for i := range inc.Placements {
 		inc.Placements[i].Offset = offs[i]
 	}
-	return sub, inc, free, first
+	return sub, inc, free, first, pinFrom
 }
 
 // plan returns the refined offsets as a plan of the whole problem.
@@ -302,15 +303,6 @@ func mergePins(pins []model.Rect) []model.Rect {
 		out = append(out, x)
 	}
 	return out
-}
-
-// pinCount counts the pinned buffers of a window (they come last).
-func pinCount(sub *model.Problem) int {
-	n := 0
-	for i := len(sub.Buffers) - 1; i >= 0 && sub.Buffers[i].Pin != nil; i-- {
-		n++
-	}
-	return n
 }
 
 // windowPairs counts the pairs of buffers whose lifetimes overlap: in

@@ -253,7 +253,7 @@ func (s *solver) runHeuristics(ctx context.Context, share bool) error {
 	// quick planner gets the whole time (a chain of 100 000 ops decided at
 	// max-live with 1 s: greedy-size was cut at 0.2 s, and the decision
 	// ended at 0.6 s with no plan at all).
-	if share && (s.opt.Method == "auto" || s.opt.Method == "exact") && s.opt.Threads != 1 && (s.racesPortfolio() || s.exactTakes()) {
+	if share && (s.opt.Method == "auto" || s.opt.Method == "exact") && s.opt.Threads != 1 && (s.racesPortfolio(s.p.PoolList()[0].Capacity) || s.exactTakes()) {
 		// The exact engines need most of the time: the portfolio gets at
 		// most a fifth of what is left (its improvement passes stop at
 		// their work budgets, at the lower bound, or here). With one
@@ -281,11 +281,10 @@ func (s *solver) runHeuristics(ctx context.Context, share bool) error {
 	return nil
 }
 
-// racesPortfolio reports whether a decision's race will include the
-// heuristic portfolio: with room between the lower bound and the pool's
-// capacity (raceEngines, which is given the capacity).
-func (s *solver) racesPortfolio() bool {
-	c := s.p.PoolList()[0].Capacity
+// racesPortfolio reports whether a race deciding capacity c (0:
+// minimising) includes the heuristic portfolio: only with room between the
+// lower bound and c.
+func (s *solver) racesPortfolio(c int64) bool {
 	return c > 0 && c > s.res.LowerBound
 }
 
