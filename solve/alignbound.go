@@ -82,6 +82,17 @@ func pinTop(p *model.Problem) int64 {
 	return top
 }
 
+// anyBuffer reports whether some buffer of p satisfies f (by pointer: a
+// Buffer is large, and problems reach millions of them).
+func anyBuffer(p *model.Problem, f func(*model.Buffer) bool) bool {
+	for i := range p.Buffers {
+		if f(&p.Buffers[i]) {
+			return true
+		}
+	}
+	return false
+}
+
 // lbName names the bound the solve started from.
 func (s *solver) lbName() string {
 	if s.boundName == "" {
@@ -186,11 +197,7 @@ func AlignBound(p *model.Problem) AlignBoundResult {
 	if len(pools) != 1 {
 		return res
 	}
-	aligned := false
-	for i := range p.Buffers {
-		aligned = aligned || p.Buffers[i].AlignmentIn(&pools[0]) > 1
-	}
-	if !aligned {
+	if !anyBuffer(p, func(b *model.Buffer) bool { return b.AlignmentIn(&pools[0]) > 1 }) {
 		return res // nothing aligned: max-live (the rest took 0.4 s on 1 000 000 buffers)
 	}
 	whole := wholeBuffers(p)
@@ -202,7 +209,7 @@ func AlignBound(p *model.Problem) AlignBoundResult {
 	}
 	pieces := p.Pieces()
 	events := make([]event, 0, 2*len(pieces))
-	aligned = false
+	aligned := false // some whole buffer aligned
 	items := make([]alignItem, len(pieces))
 	starts, ends := make([]int64, len(pieces)), make([]int64, len(pieces))
 	for k, pc := range pieces {

@@ -14,11 +14,7 @@ import (
 // buffers are checked with the independent verifier on the sub-problem that
 // holds only them (and their alias members), each in its first allowed pool.
 func pinConflicts(p *model.Problem) string {
-	pinned := false
-	for i := range p.Buffers {
-		pinned = pinned || p.Buffers[i].Pin != nil
-	}
-	if !pinned {
+	if !anyBuffer(p, func(b *model.Buffer) bool { return b.Pin != nil }) {
 		return "" // no pins (the sub-problem took 0.25 s on 1 000 000 buffers)
 	}
 	var sub model.Problem
