@@ -42,6 +42,10 @@ type Options struct {
 	// NoRefine skips the time-window refinement of large problems (see
 	// runRefine).
 	NoRefine bool
+	// NoRound plans the problem as it is where every offset is on a grid
+	// coarser than the sizes, instead of with the sizes rounded up to that
+	// grid (see rounded.go).
+	NoRound bool
 	// BnB and SAT configure the exact engines (pruning switches, budgets);
 	// Threads and Seed above override theirs.
 	BnB bnb.Options
@@ -143,6 +147,9 @@ type solver struct {
 	// declined says why each exact engine would not take the problem
 	// (set with takes).
 	declined map[string]string
+	// onBest, when set, is called with each new best plan that fits (the
+	// rounded problem's progress, see runRounded).
+	onBest func(plan *model.Plan, method string)
 }
 
 // heuristicShare: with methods auto and exact, the heuristic portfolio gets
@@ -170,13 +177,7 @@ func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 	t := time.Now()
 	s.res.LowerBound, s.boundName = s.startBound()
 	s.res.Stats.phase("bounds", t)
-	if err := s.runHeuristics(ctx, true); err != nil {
-		return nil, err
-	}
-	if err := s.runCoarse(ctx); err != nil {
-		return nil, err
-	}
-	if err := s.runRefine(ctx); err != nil {
+	if err := s.runStages(ctx); err != nil {
 		return nil, err
 	}
 	if err := s.runExact(ctx); err != nil {
@@ -194,6 +195,28 @@ func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 	s.timedOut = ctx.Err() != nil
 	s.finish()
 	return s.res, nil
+}
+
+// runStages runs what comes before the exact race: the heuristics, the
+// coarse restrictions and the time-window refinement, or all of that and
+// the race on the rounded problem when it applies (then the heuristics run
+// on the original only if it gave no plan in its time).
+func (s *solver) runStages(ctx context.Context) error {
+	if s.roundedApplies() {
+		if err := s.runRounded(ctx); err != nil {
+			return err
+		}
+		if s.res.Plan != nil {
+			return nil
+		}
+	}
+	if err := s.runHeuristics(ctx, true); err != nil {
+		return err
+	}
+	if err := s.runCoarse(ctx); err != nil {
+		return err
+	}
+	return s.runRefine(ctx)
 }
 
 // heuristicOnly runs only the heuristics on a single-pool problem.
@@ -414,6 +437,9 @@ func (s *solver) keep(plan *model.Plan, method string, fits bool) {
 		s.res.Plan, s.res.Peak, s.res.Method = plan, peak, method
 		if s.opt.Progress != nil {
 			s.opt.Progress(Progress{Elapsed: time.Since(s.start), Peak: peak, LowerBound: s.res.LowerBound, Phase: method})
+		}
+		if s.onBest != nil {
+			s.onBest(plan, method)
 		}
 	}
 }

@@ -86,6 +86,7 @@ var pruneFlags = []struct {
 	{"no-bnb", "leave the branch-and-bound out of the exact race", func(o *solve.Options) { o.NoBnB = true }},
 	{"no-sat", "leave the SAT engine out of the exact race", func(o *solve.Options) { o.NoSAT = true }},
 	{"no-coarse", "do not try restrictions when some buffers have large alignments (the others aligned to 2-8x the grid, or the large ones pinned where they pack alone; never used with --threads 1)", func(o *solve.Options) { o.NoCoarse = true }},
+	{"no-round", "plan as it is a problem whose offsets all lie on a grid coarser than its sizes (a pool alignment, say), instead of with the sizes rounded up to that grid", func(o *solve.Options) { o.NoRound = true }},
 	{"no-refine", "do not re-plan windows of time around the peak on problems of 2 000 buffers or more (the branch-and-bound on each window, the rest pinned)", func(o *solve.Options) { o.NoRefine = true }},
 	{"no-section-inference", "B&B: no section floor + unplaced-size pruning", func(o *solve.Options) { o.BnB.NoSectionInference = true }},
 	{"no-dominance", "B&B: no dominance pruning", func(o *solve.Options) { o.BnB.NoDominance = true }},

@@ -1,0 +1,164 @@
+package solve
+
+import (
+	"context"
+	"time"
+
+	"github.com/optalloc/optalloc/model"
+)
+
+// Rounded sizes. When every offset must be a multiple of some A (every
+// buffer's alignment, or the pool's, is a multiple of A) and some size is
+// not, no buffer can use the bytes between its end and the next multiple
+// of A: whoever sits above it starts on a multiple of A. Rounding every size
+// up to a multiple of A then changes no conflict, only the peak, by less
+// than A: a plan of the rounded problem is a plan of the original (the same
+// offsets), and every plan of the original is a plan of the rounded one,
+// whose peak is the original's rounded up to A. The rounded problem is the
+// same search on a grid A times coarser, and both exact engines do much
+// better on it: MiniMalloc D–K with a pool alignment of 4096 (10 s, one
+// thread) reach 1 077 248 instead of 1 113 088 on E (proven in pages) and
+// 1 146 880 instead of 1 219 584 on K.
+//
+// Its lower bound carries over: if L bounds the rounded problem, the top
+// buffer t of any plan of the original ends at A·k + rem(t), where
+// A·(k+1) ≥ L is the rounded peak, so the original's peak is at least
+// L − A + the smallest rem over the buffers (rem(s) = s − A·(⌈s/A⌉−1)).
+
+// roundedShare: the rounded problem gets all but 1/roundedShare of the
+// time; the original's race closes the last gap (below A) with the rest.
+const roundedShare = 10
+
+// roundedGrid returns the grid A to which p's sizes may be rounded (see
+// above), or 0 when rounding does not apply: some offset is free to be off
+// a common grid larger than the sizes', or a buffer is not a whole one
+// (alias groups and gap windows place pieces of buffers at offsets that are
+// not multiples of A), or a pin is off the grid.
+func roundedGrid(p *model.Problem) int64 {
+	pools := p.PoolList()
+	if len(pools) != 1 || len(p.Buffers) == 0 {
+		return 0
+	}
+	pool := &pools[0]
+	var a int64
+	for i := range p.Buffers {
+		b := &p.Buffers[i]
+		if b.Alias != nil || len(b.Gaps) > 0 {
+			return 0
+		}
+		a = model.GCD(a, b.AlignmentIn(pool))
+		if a == 1 {
+			return 0
+		}
+	}
+	offGrid := false
+	for i := range p.Buffers {
+		b := &p.Buffers[i]
+		if b.Pin != nil && *b.Pin%a != 0 {
+			return 0
+		}
+		offGrid = offGrid || b.Size%a != 0
+	}
+	if !offGrid {
+		return 0 // already on the grid: nothing to round
+	}
+	return a
+}
+
+// roundUp returns a copy of p with every size rounded up to a multiple of
+// a (elastic maxima too), and the smallest remainder rem(s) of a positive
+// size.
+func roundUp(p *model.Problem, a int64) (*model.Problem, int64) {
+	q := ownBuffers(p)
+	rmin := a
+	for i := range q.Buffers {
+		b := &q.Buffers[i]
+		if b.Size > 0 {
+			rmin = min(rmin, b.Size-a*((b.Size+a-1)/a-1))
+		}
+		b.Size = (b.Size + a - 1) / a * a
+		if b.MaxSize > 0 {
+			b.MaxSize = (b.MaxSize + a - 1) / a * a
+		}
+	}
+	return q, rmin
+}
+
+// roundedApplies reports whether solveSingle minimises the rounded
+// problem: methods auto and exact, minimising (a decision is asked of the
+// original: deciding MiniMalloc D, I and K with a pool alignment of 4096 at
+// nine capacities, 10 s and one thread each, the rounded problem was faster
+// twice, slower three times and found nothing twice where the original
+// found a plan in 2.4 s and 4.2 s), not a fit test, and a grid (roundedGrid).
+func (s *solver) roundedApplies() bool {
+	return !s.opt.NoRound && !s.quick && s.p.PoolList()[0].Capacity == 0 &&
+		(s.opt.Method == "auto" || s.opt.Method == "exact") && roundedGrid(s.p) > 0
+}
+
+// roundedRun is what the rounded problem gave, for the statistics.
+type roundedRun struct {
+	Grid       int64   `json:"grid"`
+	Status     Status  `json:"status"`
+	Peak       int64   `json:"peak,omitempty"` // of the rounded problem
+	LowerBound int64   `json:"lower_bound"`    // of the rounded problem
+	Bound      int64   `json:"bound"`          // what it proves of the original
+	Method     string  `json:"method,omitempty"`
+	Seconds    float64 `json:"seconds"`
+	Stats      *Stats  `json:"stats,omitempty"`
+}
+
+// runRounded minimises the rounded problem (see roundedApplies) in place of
+// the heuristics and the engines on the original, with all but
+// 1/roundedShare of the time, keeps its plan and raises the lower bound
+// with its bound.
+func (s *solver) runRounded(ctx context.Context) error {
+	a := roundedGrid(s.p)
+	q, rmin := roundUp(s.p, a)
+	child := s.child(q) // it does not round again: its sizes are on the grid
+	child.onBest = func(plan *model.Plan, method string) {
+		// Progress only: the plan is verified when the child returns.
+		if s.opt.Progress != nil {
+			s.opt.Progress(Progress{Elapsed: time.Since(s.start), Peak: s.unround(plan).Peak(s.p),
+				LowerBound: s.res.LowerBound, Phase: "rounded-" + method})
+		}
+	}
+	cctx := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithDeadline(ctx, dl.Add(-time.Until(dl)/roundedShare))
+		defer cancel()
+	}
+	t := time.Now()
+	r, err := child.solveSingle(cctx)
+	if err != nil {
+		return err
+	}
+	s.res.Stats.phase("rounded", t)
+	lr := r.LowerBound
+	run := roundedRun{Grid: a, Status: r.Status, LowerBound: lr, Method: r.Method,
+		Seconds: time.Since(t).Seconds(), Stats: &r.Stats}
+	if r.Plan != nil {
+		run.Peak = r.Peak
+		if err := s.offer(s.unround(r.Plan), "rounded-"+r.Method); err != nil {
+			return err
+		}
+	}
+	if lb := lr - a + rmin; lb > s.res.LowerBound {
+		s.res.LowerBound, s.boundName = lb, "the rounded problem's bound"
+	}
+	run.Bound = s.res.LowerBound
+	s.res.Stats.engine("rounded", run)
+	return nil
+}
+
+// unround returns a plan of the rounded problem as a plan of s.p: the same
+// offsets, each buffer granted its own size (an elastic one what the
+// rounded plan granted, within its own range).
+func (s *solver) unround(plan *model.Plan) *model.Plan {
+	out := &model.Plan{Placements: append([]model.Placement(nil), plan.Placements...)}
+	for i := range out.Placements {
+		b := &s.p.Buffers[i]
+		out.Placements[i].Size = min(max(out.Placements[i].Size, b.Size), max(b.Size, b.MaxSize))
+	}
+	return out
+}

@@ -1,0 +1,174 @@
+package solve
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/optalloc/optalloc/internal/brute"
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/verify"
+)
+
+func TestRoundedGrid(t *testing.T) {
+	at := func(v int64) *int64 { return &v }
+	buf := func(size, align int64) model.Buffer {
+		return model.Buffer{ID: "b", Start: 0, End: 2, Size: size, Align: align}
+	}
+	pool := func(align int64, bs ...model.Buffer) *model.Problem {
+		p := &model.Problem{Buffers: bs}
+		if align > 0 {
+			p.Pools = []model.Pool{{Name: model.DefaultPool, Align: align}}
+		}
+		return p
+	}
+	pinned := buf(1024, 4096)
+	pinned.Pin = at(8192)
+	offPin := buf(1024, 4096)
+	offPin.Pin = at(2048) // invalid anyway: a pin must respect its alignment
+	member := buf(1024, 4096)
+	member.Alias = &model.Alias{Parent: "b", Delta: 0}
+	gapped := buf(1024, 4096)
+	gapped.Gaps = []model.Gap{{Start: 0, End: 1}}
+	for _, tc := range []struct {
+		name string
+		p    *model.Problem
+		want int64
+	}{
+		{"no alignment", pool(0, buf(1024, 0), buf(3072, 0)), 0},
+		{"a pool alignment", pool(4096, buf(1024, 0), buf(3072, 0)), 4096},
+		{"buffer alignments, their GCD", pool(0, buf(1024, 8192), buf(3072, 4096)), 4096},
+		{"one buffer free", pool(0, buf(1024, 4096), buf(3072, 1)), 0},
+		{"sizes already on the grid", pool(4096, buf(4096, 0), buf(8192, 0)), 0},
+		{"a pin on the grid", pool(4096, buf(1024, 0), pinned), 4096},
+		{"a pin off the grid", pool(0, buf(1024, 4096), offPin), 0},
+		{"an alias member", pool(4096, buf(1024, 0), member), 0},
+		{"gaps", pool(4096, buf(1024, 0), gapped), 0},
+		{"no buffers", pool(4096), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, roundedGrid(tc.p))
+		})
+	}
+	two := pool(4096, buf(1024, 0))
+	two.Pools = append(two.Pools, model.Pool{Name: "slow", Align: 4096})
+	require.Zero(t, roundedGrid(two), "several pools are split first, each then single")
+}
+
+func TestRoundUp(t *testing.T) {
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "a", End: 1, Size: 5},
+		{ID: "b", End: 1, Size: 8},
+		{ID: "c", End: 1, Size: 0},
+		{ID: "d", End: 1, Size: 7, MaxSize: 9},
+	}}
+	q, rmin := roundUp(p, 4)
+	var sizes, maxes []int64
+	for _, b := range q.Buffers {
+		sizes, maxes = append(sizes, b.Size), append(maxes, b.MaxSize)
+	}
+	require.Equal(t, []int64{8, 8, 0, 8}, sizes)
+	require.Equal(t, []int64{0, 0, 0, 12}, maxes)
+	require.Equal(t, int64(1), rmin, "5 = 4 + 1")
+	require.Equal(t, int64(5), p.Buffers[0].Size, "the original is unchanged")
+}
+
+// TestRoundedMatchesBrute: tiny problems whose offsets all lie on a grid
+// (a pool alignment, or buffer alignments that share a factor) are planned
+// with their sizes rounded up: every plan verifies against the original,
+// no plan beats the brute-force optimum, an "optimal" claim equals it, and
+// the bound carried over from the rounded problem never exceeds it. A
+// decision at the optimum never claims infeasible, and one below it never
+// returns a plan.
+func TestRoundedMatchesBrute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(91, 93))
+	rounded, won := 0, 0
+	for k := 0; k < 200; k++ {
+		p := brute.Random(rng, 3+rng.IntN(5), brute.RandomOptions{MaxSize: 9, Pin: 0.1, ZeroSize: 0.05})
+		if k%3 == 0 {
+			for i := range p.Buffers { // buffer alignments 2 and 4: the grid is 2
+				p.Buffers[i].Align = 2 << rng.IntN(2)
+				if p.Buffers[i].Pin != nil {
+					*p.Buffers[i].Pin = *p.Buffers[i].Pin / 4 * 4
+				}
+			}
+		} else {
+			p.Pools = []model.Pool{{Name: model.DefaultPool, Align: 2 << rng.IntN(2)}}
+			for i := range p.Buffers {
+				if b := &p.Buffers[i]; b.Pin != nil {
+					*b.Pin = *b.Pin / 4 * 4
+				}
+			}
+		}
+		if pinConflicts(p) != "" {
+			continue
+		}
+		want, _ := brute.Optimum(p)
+		r, err := Solve(context.Background(), p, Options{Threads: 1 + k%2, TimeLimit: time.Second})
+		require.NoError(t, err)
+		run, ok := r.Stats.Engines["rounded"].(roundedRun)
+		require.Equal(t, roundedGrid(p) > 0, ok, "instance %d", k)
+		if ok {
+			rounded++
+			require.LessOrEqual(t, run.Bound, want, "instance %d: %+v", k, p.Buffers)
+		}
+		if strings.HasPrefix(r.Method, "rounded-") {
+			won++
+		}
+		require.NotNil(t, r.Plan, "instance %d", k)
+		require.Empty(t, verify.Check(p, r.Plan), "instance %d", k)
+		require.GreaterOrEqual(t, r.Peak, want, "instance %d: %+v", k, p.Buffers)
+		require.LessOrEqual(t, r.LowerBound, want, "instance %d: %+v", k, p.Buffers)
+		if r.Status == Optimal {
+			require.Equal(t, want, r.Peak, "instance %d: %+v", k, p.Buffers)
+		}
+		for _, c := range []int64{want, want - 1} {
+			if c <= 0 {
+				continue
+			}
+			d, err := Solve(context.Background(), p, Options{Capacity: c, Threads: 1 + k%2, TimeLimit: time.Second})
+			require.NoError(t, err)
+			require.LessOrEqual(t, d.LowerBound, want, "instance %d at %d: %+v", k, c, p.Buffers)
+			if c == want {
+				require.NotEqual(t, Infeasible, d.Status, "instance %d at its optimum %d: %+v", k, c, p.Buffers)
+			} else {
+				require.Nil(t, d.Plan, "instance %d below its optimum", k)
+			}
+			if d.Plan != nil {
+				q := *p
+				q.Pools = []model.Pool{{Name: model.DefaultPool, Capacity: c, Align: p.PoolList()[0].Align}}
+				require.Empty(t, verify.Check(&q, d.Plan), "instance %d", k)
+			}
+		}
+	}
+	t.Logf("rounded on %d instances, its plan best on %d", rounded, won)
+	require.Greater(t, rounded, 100)
+	require.Greater(t, won, 20)
+}
+
+// TestRoundedSwitch: NoRound plans the original; the rounded problem's
+// statistics say what it did.
+func TestRoundedSwitch(t *testing.T) {
+	p := &model.Problem{Pools: []model.Pool{{Name: model.DefaultPool, Align: 4}}, Buffers: []model.Buffer{
+		{ID: "a", Start: 0, End: 2, Size: 3},
+		{ID: "b", Start: 1, End: 3, Size: 5},
+		{ID: "c", Start: 2, End: 4, Size: 2},
+	}}
+	r, err := Solve(context.Background(), p, Options{Threads: 1, TimeLimit: time.Second})
+	require.NoError(t, err)
+	run, ok := r.Stats.Engines["rounded"].(roundedRun)
+	require.True(t, ok)
+	require.Equal(t, int64(4), run.Grid)
+	require.Equal(t, Optimal, r.Status)
+	require.Equal(t, int64(9), r.Peak, "a and c on 0, b on 4..9 (b on 0 pushes a to 8..11)")
+	require.Equal(t, int64(9), r.LowerBound, "the rounded optimum 12, less the grid 4, plus b's remainder 1")
+	r, err = Solve(context.Background(), p, Options{Threads: 1, TimeLimit: time.Second, NoRound: true})
+	require.NoError(t, err)
+	_, ok = r.Stats.Engines["rounded"]
+	require.False(t, ok)
+	require.Equal(t, int64(9), r.Peak)
+}
