@@ -15,6 +15,12 @@
 // alone): their plans are plans of the problem, found in a smaller search,
 // and one that reaches the lower bound is optimal.
 //
+// When every offset lies on a grid A coarser than the sizes (a pool
+// alignment), the minimisation plans the problem with every size rounded
+// up to A instead (rounded.go): no conflict changes, the search runs on a
+// grid A times coarser, and the rounded problem's bound L proves
+// L − A + the smallest remainder for the original.
+//
 // On sparsely aligned problems (a third of the buffers aligned to at least
 // 8 grid units) the aligned buffers have few offsets each and SAT answers
 // whole problems: the SAT engine then gets a larger encoding budget and

@@ -15,10 +15,11 @@ import (
 // than A: a plan of the rounded problem is a plan of the original (the same
 // offsets), and every plan of the original is a plan of the rounded one,
 // whose peak is the original's rounded up to A. The rounded problem is the
-// same search on a grid A times coarser, and both exact engines do much
-// better on it: MiniMalloc D–K with a pool alignment of 4096 (10 s, one
-// thread) reach 1 077 248 instead of 1 113 088 on E (proven in pages) and
-// 1 146 880 instead of 1 219 584 on K.
+// same search on a grid A times coarser, and both exact engines do better
+// on it: MiniMalloc A–K with a pool alignment of 4096 (auto 10 s, median of
+// 3) reach E 1 075 200 instead of 1 094 656, F 1 079 296 instead of
+// 1 100 800 and K 1 130 496 instead of 1 152 000 (mean gap 1.77% → 1.22%;
+// J is worse, 1 154 048 instead of 1 143 808).
 //
 // Its lower bound carries over: if L bounds the rounded problem, the top
 // buffer t of any plan of the original ends at A·k + rem(t), where
