@@ -188,6 +188,41 @@ func TestSummaryNamesTheSplit(t *testing.T) {
 	assert.NotContains(t, stderr, "split=", "one pool: no split")
 }
 
+// TestRoundFlag: with a pool alignment coarser than the sizes, plan rounds
+// the sizes up to it and reports that under stats.engines.rounded;
+// --no-round plans the sizes as they are. Both prove the same optimum.
+func TestRoundFlag(t *testing.T) {
+	peaks := map[bool]int64{}
+	for _, off := range []bool{false, true} {
+		args := []string{"plan", "../../examples/tiny-cnn.csv", "--pool", "main:0:4096", "--json", "--quiet", "--time-limit", "5s"}
+		if off {
+			args = append(args, "--no-round")
+		}
+		code, stdout, stderr := cli(t, "", args...)
+		require.Equal(t, 0, code, stderr)
+		var got struct {
+			Peak   int64  `json:"peak"`
+			Status string `json:"status"`
+			Stats  struct {
+				Engines map[string]json.RawMessage `json:"engines"`
+			} `json:"stats"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+		assert.Equal(t, "optimal", got.Status)
+		peaks[off] = got.Peak
+		rounded, ok := got.Stats.Engines["rounded"]
+		require.Equal(t, !off, ok, "--no-round=%v", off)
+		if ok {
+			var run struct {
+				Grid int64 `json:"grid"`
+			}
+			require.NoError(t, json.Unmarshal(rounded, &run))
+			assert.Equal(t, int64(4096), run.Grid)
+		}
+	}
+	assert.Equal(t, peaks[false], peaks[true])
+}
+
 func TestPlanJSONReportsTheSplit(t *testing.T) {
 	for _, tc := range []struct {
 		method, want string
