@@ -87,10 +87,11 @@ func roundUp(p *model.Problem, a int64) (*model.Problem, int64) {
 
 // roundedApplies reports whether solveSingle minimises the rounded
 // problem: methods auto and exact, minimising (a decision is asked of the
-// original: deciding MiniMalloc D, I and K with a pool alignment of 4096 at
-// nine capacities, 10 s and one thread each, the rounded problem was faster
-// twice, slower three times and found nothing twice where the original
-// found a plan in 2.4 s and 4.2 s), not a fit test, and a grid (roundedGrid).
+// original: deciding MiniMalloc D, I, J and K with a pool alignment of
+// 4096 at nine capacities, 10 s and one thread each, the rounded problem
+// was faster twice, slower three times and found nothing twice where the
+// original found a plan in 2.4 s and 4.2 s), not a fit test, and a grid
+// (roundedGrid).
 func (s *solver) roundedApplies() bool {
 	return !s.opt.NoRound && !s.quick && s.p.PoolList()[0].Capacity == 0 &&
 		(s.opt.Method == "auto" || s.opt.Method == "exact") && roundedGrid(s.p) > 0
