@@ -75,12 +75,10 @@ func roundUp(p *model.Problem, a int64) (*model.Problem, int64) {
 	for i := range q.Buffers {
 		b := &q.Buffers[i]
 		if b.Size > 0 {
-			rmin = min(rmin, b.Size-a*((b.Size+a-1)/a-1))
+			rmin = min(rmin, a-padTo(b.Size, a))
 		}
-		b.Size = (b.Size + a - 1) / a * a
-		if b.MaxSize > 0 {
-			b.MaxSize = (b.MaxSize + a - 1) / a * a
-		}
+		b.Size += padTo(b.Size, a)
+		b.MaxSize += padTo(b.MaxSize, a)
 	}
 	return q, rmin
 }
@@ -136,8 +134,7 @@ func (s *solver) runRounded(ctx context.Context) error {
 		return err
 	}
 	s.res.Stats.phase("rounded", t)
-	lr := r.LowerBound
-	run := roundedRun{Grid: a, Status: r.Status, LowerBound: lr, Method: r.Method,
+	run := roundedRun{Grid: a, Status: r.Status, LowerBound: r.LowerBound, Method: r.Method,
 		Seconds: time.Since(t).Seconds(), Stats: &r.Stats}
 	if r.Plan != nil {
 		run.Peak = r.Peak
@@ -145,7 +142,7 @@ func (s *solver) runRounded(ctx context.Context) error {
 			return err
 		}
 	}
-	if lb := lr - a + rmin; lb > s.res.LowerBound {
+	if lb := r.LowerBound - a + rmin; lb > s.res.LowerBound {
 		s.res.LowerBound, s.boundName = lb, "the rounded problem's bound"
 	}
 	run.Bound = s.res.LowerBound
