@@ -2,6 +2,7 @@ package solve
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/optalloc/optalloc/model"
@@ -34,7 +35,8 @@ const roundedShare = 10
 // above), or 0 when rounding does not apply: some offset is free to be off
 // a common grid larger than the sizes', or a buffer is not a whole one
 // (alias groups and gap windows place pieces of buffers at offsets that are
-// not multiples of A), or a pin is off the grid.
+// not multiples of A), or a pin is off the grid, or the rounded sizes
+// would overflow int64.
 func roundedGrid(p *model.Problem) int64 {
 	pools := p.PoolList()
 	if len(pools) != 1 || len(p.Buffers) == 0 {
@@ -53,12 +55,19 @@ func roundedGrid(p *model.Problem) int64 {
 		}
 	}
 	offGrid := false
+	var total int64 // the rounded sizes' sum, which must not overflow
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
 		if b.Pin != nil && *b.Pin%a != 0 {
 			return 0
 		}
 		offGrid = offGrid || b.Size%a != 0
+		top := max(b.Size, b.MaxSize)
+		pad := padTo(top, a)
+		if pad < 0 || top+pad > math.MaxInt64-total {
+			return 0
+		}
+		total += top + pad
 	}
 	if !offGrid {
 		return 0 // already on the grid: nothing to round

@@ -2,6 +2,7 @@ package solve
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -49,6 +50,8 @@ func TestRoundedGrid(t *testing.T) {
 		{"an alias member", pool(4096, buf(1024, 0), member), 0},
 		{"gaps", pool(4096, buf(1024, 0), gapped), 0},
 		{"no buffers", pool(4096), 0},
+		{"rounding would overflow", pool(4096, buf(math.MaxInt64-1, 0)), 0},
+		{"the rounded sum would overflow", pool(4096, buf(math.MaxInt64/2, 0), buf(math.MaxInt64/2, 0)), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.want, roundedGrid(tc.p))
