@@ -54,6 +54,9 @@ func DefaultPortfolio(n int) []string {
 	}
 	names := Names()
 	if n > mediumInstance {
+		// TFLite Micro's planner walks every placed buffer for each one:
+		// quadratic, and a baseline rather than a contender.
+		names = slices.DeleteFunc(names, func(s string) bool { return s == "tflm-greedy" })
 		// freelist first: O(n log n), so a plan exists early even where
 		// the best-fit planners take most of a short limit (20 000 buffers
 		// of a dense trace: greedy-size 0.83 s, freelist 0.1 s; with 0.75 s
