@@ -22,8 +22,15 @@ func init() {
 		name:    "plan",
 		args:    "INPUT",
 		summary: "plan a problem: offsets with the smallest peak found, lower bound and proof status",
-		long: `INPUT is a MiniMalloc CSV (.csv), a JSON problem (.json) or a model graph
-(.graph.json); "-" reads standard input.
+		long: `INPUT is a MiniMalloc CSV (.csv), a JSON problem (.json), a model graph
+(.graph.json) or a TFLite model (.tflite); "-" reads standard input.
+
+A .tflite model is planned as TFLite Micro's arena: one buffer per tensor its
+planner places (not constants, not variable tensors), sizes rounded up to 16
+bytes, TFLite Micro's lifetimes. -o OUT.tflite writes a copy of the model
+with the plan as its OfflineMemoryAllocation metadata (replacing any plan it
+had), checked by reading it back; TFLite Micro then uses these offsets.
+--method tflm-greedy runs TFLite Micro's own greedy planner for comparison.
 
 Without --capacity the peak is minimised: heuristics first, then the exact
 engines (from 2 000 buffers with the time-window refinement) until the lower
@@ -61,7 +68,7 @@ func planFlags(fs *pflag.FlagSet) {
 	fs.Var(new(byteSize), "capacity", "decide whether the plan fits in this many bytes (e.g. 1048576 or 1MiB); 0 = minimise")
 	fs.Duration("time-limit", 10*time.Second, "stop searching after this long and return the best plan found")
 	fs.String("method", "auto", "auto (heuristics, then the exact race) | exact | bnb | sat | heuristic (the portfolio) | a planner name")
-	fs.StringP("output", "o", "", "write the plan to this file (.csv: input columns plus offset; .json: JSON plan; - = stdout)")
+	fs.StringP("output", "o", "", "write the plan to this file (.csv: input columns plus offset; .json: JSON plan; .tflite: a copy of the input .tflite model carrying the plan as TFLite Micro's offline plan; - = stdout)")
 	fs.String("svg", "", "also draw the plan as an SVG picture")
 	fs.String("html", "", "also draw the plan as a self-contained HTML page with hover and zoom")
 	fs.Bool("json", false, "print the result as JSON on stdout")
@@ -163,6 +170,9 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err := notInput(args[0], out, svg, html); err != nil {
 		return err
 	}
+	if err := checkTFLiteOutput(e, args[0], out); err != nil {
+		return err
+	}
 	p, err := loadProblem(e, args[0])
 	if err != nil {
 		return err
@@ -208,7 +218,11 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if res.Plan != nil {
-		if out != "" {
+		if isTFLitePath(out) {
+			if err := writeTFLite(e, args[0], out, p, res.Plan); err != nil {
+				return err
+			}
+		} else if out != "" {
 			if err := writePlan(e, out, p, res.Plan); err != nil {
 				return err
 			}

@@ -14,11 +14,17 @@ import (
 func init() {
 	register(&command{
 		name:    "verify",
-		args:    "PROBLEM PLAN",
+		args:    "PROBLEM PLAN | MODEL.tflite",
 		summary: "check a plan independently of the planners: exit 0 when valid, 1 with the violations",
 		long: `PROBLEM is any input plan accepts; PLAN is a CSV with id and offset columns
 (optionally pool and granted), such as 'plan -o x.csv' writes, or a JSON plan.
-The checker shares no code with the planners.`,
+The checker shares no code with the planners.
+
+With one argument, a .tflite model, it checks the offline plan the model
+carries (its OfflineMemoryAllocation metadata, such as 'plan -o x.tflite' or
+Arm's Vela writes): the tensors it places must not share bytes while live
+under TFLite Micro's lifetimes. It also prints the arena TFLite Micro's greedy
+planner makes of it, placing the tensors the plan leaves to the runtime.`,
 		flags: func(fs *pflag.FlagSet) {
 			fs.StringArray("pool", nil, "the pools given to plan with --pool NAME:CAPACITY[:ALIGN] (repeat, fastest first)")
 			fs.Var(new(byteSize), "capacity", "also require every buffer to end within this many bytes (single-pool problems)")
@@ -38,8 +44,11 @@ type verifyJSON struct {
 }
 
 func runVerify(ctx context.Context, e *env, args []string) error {
+	if len(args) == 1 && isTFLitePath(args[0]) {
+		return verifyOffline(ctx, e, args[0])
+	}
 	if len(args) != 2 {
-		return usageErr("want PROBLEM and PLAN (see 'optalloc help verify')")
+		return usageErr("want PROBLEM and PLAN, or a .tflite model (see 'optalloc help verify')")
 	}
 	capacity := int64(*e.flags.Lookup("capacity").Value.(*byteSize))
 	asJSON, _ := e.flags.GetBool("json")

@@ -1,0 +1,6 @@
+package main
+
+// The model-file front ends register their suffixes with model.Load.
+import (
+	_ "github.com/optalloc/optalloc/formats/tflite"
+)

@@ -1,0 +1,262 @@
+package tflite
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optalloc/optalloc/formats/tflite/internal/schema"
+	"github.com/optalloc/optalloc/heuristics"
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/solve"
+	"github.com/optalloc/optalloc/verify"
+)
+
+const sharedModels = "../../../shared/models/tflite"
+
+// sharedFiles lists the shared TFLite models, skipping when they are absent.
+func sharedFiles(t testing.TB) []string {
+	files, _ := filepath.Glob(filepath.Join(sharedModels, "*.tflite"))
+	if len(files) == 0 {
+		t.Skipf("no TFLite models at %s (the shared folder beside the repository)", sharedModels)
+	}
+	return files
+}
+
+func TestLifetimesFollowTFLiteMicro(t *testing.T) {
+	chain := gspec{
+		tensors: []tspec{act("in", 1, 8), weight("w", 8, 8), act("a", 1, 8), act("b", 1, 8), act("out", 1, 8)},
+		ops: []ospec{
+			{code: schema.BuiltinOperatorFULLY_CONNECTED, in: []int32{0, 1, -1}, out: []int32{2}},
+			{code: schema.BuiltinOperatorRELU, in: []int32{2}, out: []int32{3}},
+			{code: schema.BuiltinOperatorRELU, in: []int32{3}, out: []int32{4}},
+		},
+		in: []int32{0}, out: []int32{4},
+	}
+	twoOuts := gspec{
+		tensors: []tspec{act("in", 4), act("x", 4), act("unused", 4), act("out", 4)},
+		ops: []ospec{
+			{code: schema.BuiltinOperatorSPLIT, in: []int32{0}, out: []int32{1, 2}},
+			{code: schema.BuiltinOperatorRELU, in: []int32{1}, out: []int32{3}},
+		},
+		in: []int32{0}, out: []int32{3},
+	}
+	branch := func() gspec {
+		return gspec{tensors: []tspec{act("p", 4), act("q", 4)},
+			ops: []ospec{{code: schema.BuiltinOperatorRELU, in: []int32{0}, out: []int32{1}}},
+			in:  []int32{0}, out: []int32{1}}
+	}
+	withIf := gspec{
+		tensors: []tspec{act("cond", 1), act("x", 4), act("y", 4)},
+		ops:     []ospec{{code: schema.BuiltinOperatorIF, in: []int32{0, 1}, out: []int32{2}, callees: []int32{1, 2}}},
+		in:      []int32{0, 1}, out: []int32{2},
+	}
+	tests := []struct {
+		name   string
+		data   []byte
+		ops    int
+		scopes [][2]int // per tensor: first, last
+	}{
+		// scopes worked out by hand from MarkAllocationLifetimes: inputs
+		// at 0, op i at scope i+1, outputs of the subgraph to its last scope
+		{"chain", buildModel(chain), 3, [][2]int{{0, 1}, {-1, 1}, {1, 2}, {2, 3}, {3, 3}}},
+		{"output nobody reads", buildModel(twoOuts), 2, [][2]int{{0, 1}, {1, 2}, {1, 1}, {2, 2}}},
+		// IF at scope 1 opens scope 2 for then (its op at 3) and 4 for
+		// else (its op at 5); the IF's own inputs and outputs are used
+		// after both, at 5
+		{"if", buildModel(withIf, branch(), branch()), 5,
+			[][2]int{{0, 5}, {0, 5}, {1, 5}, {2, 3}, {3, 3}, {4, 5}, {5, 5}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Decode(tc.data, tc.name)
+			require.NoError(t, err)
+			assert.Equal(t, tc.ops, m.Ops)
+			require.Len(t, m.Tensors, len(tc.scopes))
+			for i, want := range tc.scopes {
+				assert.Equal(t, want, [2]int{m.Tensors[i].First, m.Tensors[i].Last}, "tensor %d %s", i, m.Tensors[i].Name)
+			}
+		})
+	}
+}
+
+func TestArenaProblem(t *testing.T) {
+	g := gspec{
+		tensors: []tspec{act("in", 1, 10), weight("w", 10, 10), act("a", 1, 10),
+			{name: "state", shape: []int32{1, 10}, typ: schema.TensorTypeFLOAT32, variable: true},
+			{name: "out", shape: []int32{3}, typ: schema.TensorTypeFLOAT32}},
+		ops: []ospec{
+			{code: schema.BuiltinOperatorFULLY_CONNECTED, in: []int32{0, 1, 3}, out: []int32{2}},
+			{code: schema.BuiltinOperatorRELU, in: []int32{2}, out: []int32{4}},
+		},
+		in: []int32{0}, out: []int32{4},
+	}
+	m, err := Decode(buildModel(g), "arena")
+	require.NoError(t, err)
+	a, err := m.Arena()
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 2, 4}, a.Tensors, "constants and variables are not arena buffers")
+	assert.Equal(t, int64(48), a.VariableBytes, "40 bytes of float32 state rounded up to 16")
+	want := []model.Buffer{
+		{ID: "in", Start: 1, End: 3, Size: 16, Align: 16, Kind: model.Input},
+		{ID: "a", Start: 2, End: 4, Size: 16, Align: 16},
+		{ID: "out", Start: 3, End: 4, Size: 16, Align: 16, Kind: model.Output},
+	}
+	assert.Equal(t, want, a.Problem.Buffers)
+}
+
+func TestDecodeRefuses(t *testing.T) {
+	self := gspec{tensors: []tspec{act("c", 1), act("x", 4)},
+		ops: []ospec{{code: schema.BuiltinOperatorCALL_ONCE, callees: []int32{0}}}, in: []int32{0}, out: []int32{1}}
+	missing := gspec{tensors: []tspec{act("c", 1)},
+		ops: []ospec{{code: schema.BuiltinOperatorCALL_ONCE, callees: []int32{7}}}, in: []int32{0}}
+	badTensor := gspec{tensors: []tspec{act("x", 4)},
+		ops: []ospec{{code: schema.BuiltinOperatorRELU, in: []int32{0}, out: []int32{3}}}, in: []int32{0}}
+	dynamic := gspec{tensors: []tspec{act("x", -1, 4)}, in: []int32{0}}
+	stringT := gspec{tensors: []tspec{{name: "s", shape: []int32{2}, typ: schema.TensorTypeSTRING}}, in: []int32{0}}
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "not a TFLite model: 0 bytes"},
+		{"not tflite", []byte("id,lower,upper,size\n"), "file identifier"},
+		{"recursion", buildModel(self), "subgraph 0 calls itself"},
+		{"missing subgraph", buildModel(missing), "calls subgraph 7, but the model has 1 subgraphs"},
+		{"tensor out of range", buildModel(badTensor), "refers to tensor 3, but it has 1 tensors"},
+		{"dynamic shape", buildModel(dynamic), "dimension 0 is -1"},
+		{"string tensor", buildModel(stringT), "type STRING has no fixed size"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Decode(tc.data, "x.tflite")
+			if err == nil {
+				_, err = m.Arena()
+			}
+			require.Error(t, err)
+			var ie *model.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), "x.tflite")
+		})
+	}
+}
+
+// TestDamagedFilesNeverPanic truncates and corrupts the shared models:
+// every result is a model or an InputError.
+func TestDamagedFilesNeverPanic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, f := range sharedFiles(t) {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		try := func(d []byte) {
+			m, err := Decode(d, f)
+			if err == nil {
+				_, err = m.Arena()
+			}
+			if err != nil {
+				var ie *model.InputError
+				require.ErrorAs(t, err, &ie, "%s", f)
+			}
+		}
+		for n := 0; n < len(data); n += 1 + len(data)/300 {
+			try(data[:n])
+		}
+		for range 300 {
+			d := append([]byte(nil), data...)
+			for range 1 + rng.IntN(8) {
+				d[8+rng.IntN(len(d)-8)] = byte(rng.Uint32())
+			}
+			try(d)
+		}
+	}
+}
+
+// TestSharedModelsRoundTrip plans every shared model, writes the plan into
+// a copy as TFLite Micro's offline plan, reads it back and checks that the
+// offsets are the plan, the verifier accepts them, the data buffers keep
+// their 16-byte alignment, and every other field of the model is unchanged.
+func TestSharedModelsRoundTrip(t *testing.T) {
+	for _, f := range sharedFiles(t) {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			m, err := ReadFile(f)
+			require.NoError(t, err)
+			a, err := m.Arena()
+			require.NoError(t, err)
+			res, err := solve.Solve(context.Background(), a.Problem, solve.Options{TimeLimit: 5 * time.Second, Threads: 1})
+			require.NoError(t, err)
+			require.NotNil(t, res.Plan)
+			greedy, _ := heuristics.ByName("tflm-greedy")
+			gp, err := greedy.Plan(context.Background(), a.Problem)
+			require.NoError(t, err)
+			require.Empty(t, verify.Check(a.Problem, gp))
+			assert.LessOrEqual(t, res.Peak, gp.Peak(a.Problem), "optalloc above TFLite Micro's greedy")
+
+			off, err := a.OfflinePlan(m, res.Plan)
+			require.NoError(t, err)
+			data, err := m.WithOfflinePlan(off)
+			require.NoError(t, err)
+			back, err := Decode(data, "back.tflite")
+			require.NoError(t, err)
+			require.NotNil(t, back.Offline)
+			assert.Equal(t, off.Offsets, back.Offline.Offsets)
+			assert.Equal(t, int32(len(m.Subgraphs)), back.Offline.Subgraphs)
+			ba, err := back.Arena()
+			require.NoError(t, err)
+			assert.Equal(t, a.Problem.Buffers, ba.Problem.Buffers, "the written model plans the same")
+			pl := model.NewPlan(ba.Problem)
+			for j, i := range ba.Tensors {
+				require.GreaterOrEqual(t, back.Offline.Offsets[i], int32(0))
+				pl.Placements[j].Offset = int64(back.Offline.Offsets[i])
+			}
+			require.Empty(t, verify.Check(ba.Problem, pl))
+			assert.Equal(t, res.Peak, pl.Peak(ba.Problem))
+
+			assertBuffersAligned(t, data, back)
+			assert.Equal(t, withoutPlan(m.root.UnPack()), withoutPlan(back.root.UnPack()), "a field other than the plan changed")
+		})
+	}
+}
+
+// withoutPlan drops the offline-plan metadata and its buffer.
+func withoutPlan(mt *schema.ModelT) *schema.ModelT {
+	for k, md := range mt.Metadata {
+		if md.Name == OfflineMetadata {
+			mt.Buffers[md.Buffer] = nil
+			mt.Metadata = append(mt.Metadata[:k], mt.Metadata[k+1:]...)
+			break
+		}
+	}
+	for len(mt.Buffers) > 0 && mt.Buffers[len(mt.Buffers)-1] == nil {
+		mt.Buffers = mt.Buffers[:len(mt.Buffers)-1]
+	}
+	if len(mt.Metadata) == 0 {
+		mt.Metadata = nil
+	}
+	return mt
+}
+
+func assertBuffersAligned(t *testing.T, data []byte, m *Model) {
+	var b schema.Buffer
+	for i := range m.root.BuffersLength() {
+		m.root.Buffers(&b, i)
+		if d := b.DataBytes(); len(d) > 0 {
+			at := uintptr(unsafe.Pointer(&d[0])) - uintptr(unsafe.Pointer(&data[0]))
+			assert.Zero(t, at%16, "buffer %d's data starts at byte %d", i, at)
+		}
+	}
+}
+
+func TestWithOfflinePlanWantsEveryTensor(t *testing.T) {
+	m, err := Decode(buildModel(gspec{tensors: []tspec{act("x", 4)}, in: []int32{0}, out: []int32{0}}), "one")
+	require.NoError(t, err)
+	_, err = m.WithOfflinePlan(&OfflinePlan{Offsets: []int32{0, 0}})
+	assert.ErrorContains(t, err, "2 offsets for 1 tensors")
+}
