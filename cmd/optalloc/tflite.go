@@ -96,16 +96,22 @@ func planFromOffsets(a *tflite.Arena, offsets []int32) *model.Plan {
 // lifetimes), and the arena is what TFLite Micro's greedy planner makes of
 // it, placing the tensors the plan leaves to the runtime around the others.
 func verifyOffline(ctx context.Context, e *env, path string) error {
-	m, a, err := readArena(path)
+	m, err := tflite.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	if m.Offline == nil {
 		return &model.InputError{File: path, Msg: "has no " + tflite.OfflineMetadata + " metadata (give a PLAN to check, or write one with 'optalloc plan " + path + " -o planned.tflite')"}
 	}
+	// The problem plan solves: tensors the plan nests inside another live
+	// one are aliases (in-place use), every other pair must not overlap.
+	a, err := m.Arena()
+	if err != nil {
+		return err
+	}
 	// The offline-placed tensors alone, pinned at their offsets.
 	sub := &model.Problem{Name: a.Problem.Name}
-	full := &model.Problem{Name: a.Problem.Name, Buffers: append([]model.Buffer(nil), a.Problem.Buffers...)}
+	full := &model.Problem{Name: a.Problem.Name, Buffers: slices.Clone(a.Problem.Buffers)}
 	online := 0
 	for j, i := range a.Tensors {
 		o := int64(m.Offline.Offsets[i])
@@ -113,18 +119,25 @@ func verifyOffline(ctx context.Context, e *env, path string) error {
 			online++
 			continue
 		}
-		b := a.Problem.Buffers[j]
-		b.Pin = &o
-		full.Buffers[j].Pin = &o
-		sub.Buffers = append(sub.Buffers, b)
+		if full.Buffers[j].Alias == nil {
+			full.Buffers[j].Pin = &o
+		}
+		sub.Buffers = append(sub.Buffers, full.Buffers[j])
 	}
 	plan := model.NewPlan(sub)
-	for j := range sub.Buffers {
-		plan.Placements[j].Offset = *sub.Buffers[j].Pin
+	k := 0
+	for _, i := range a.Tensors {
+		if o := m.Offline.Offsets[i]; o >= 0 {
+			plan.Placements[k].Offset = int64(o)
+			k++
+		}
 	}
 	vs := verify.Check(sub, plan)
 	fmt.Fprintf(e.stdout, "%s: offline plan of %d tensors: %d placed offline, %d planned tensors left to the runtime, %d constants and variables not in the arena\n",
 		path, len(m.Tensors), len(sub.Buffers), online, len(m.Tensors)-len(a.Tensors))
+	if a.Aliases > 0 {
+		fmt.Fprintf(e.stdout, "%d tensors lie inside another one live at the same time: in-place use, kept as aliases (Arm Vela places an NPU operator's input and output inside its scratch area)\n", a.Aliases)
+	}
 	if len(vs) == 0 {
 		fmt.Fprintf(e.stdout, "offline part: valid, peak=%d\n", plan.Peak(sub))
 	} else {
@@ -132,12 +145,22 @@ func verifyOffline(ctx context.Context, e *env, path string) error {
 			fmt.Fprintln(e.stdout, v.String())
 		}
 	}
-	greedy, _ := heuristics.ByName("tflm-greedy")
-	if gp, err := greedy.Plan(ctx, full); err == nil {
-		fmt.Fprintf(e.stdout, "arena with TFLite Micro's greedy planner placing the rest: %d bytes\n", gp.Peak(full))
+	if arena, ok := tflmArena(ctx, full); ok {
+		fmt.Fprintf(e.stdout, "arena with TFLite Micro's greedy planner placing the rest: %d bytes\n", arena)
 	}
 	if len(vs) > 0 {
 		return failure("the offline plan is invalid: %d violations", len(vs))
 	}
 	return nil
+}
+
+// tflmArena is the arena TFLite Micro's greedy planner makes of p, placing
+// the buffers that are not pinned around the pinned ones.
+func tflmArena(ctx context.Context, p *model.Problem) (int64, bool) {
+	greedy, _ := heuristics.ByName("tflm-greedy")
+	pl, err := greedy.Plan(ctx, p)
+	if err != nil {
+		return 0, false
+	}
+	return pl.Peak(p), true
 }

@@ -24,7 +24,7 @@ import (
 // A scope only ever moves a tensor's first creation earlier (the first
 // time counts) and its last use later.
 func (d *decoder) lifetimes() error {
-	lt := &lifetimer{d: d, active: make([]bool, len(d.m.Subgraphs))}
+	lt := &lifetimer{d: d, active: make([]bool, len(d.m.Subgraphs)), seen: map[[2]int]bool{}}
 	if err := lt.mark(0); err != nil {
 		return err
 	}
@@ -37,6 +37,7 @@ type lifetimer struct {
 	scope  int
 	active []bool // subgraphs on the call stack (a cycle would never end)
 	visits int    // operators visited, bounded by maxVisits
+	seen   map[[2]int]bool
 }
 
 // maxVisits bounds the operator visits of the walk: a subgraph called
@@ -118,6 +119,10 @@ func (lt *lifetimer) mark(s int) error {
 				return err
 			}
 		}
+		if lt.code(&op) == schema.BuiltinOperatorCUSTOM && !lt.seen[[2]int{s, i}] {
+			lt.seen[[2]int{s, i}] = true
+			lt.custom(s, &op, nin, nout)
+		}
 		for _, callee := range lt.callees(&op) {
 			lt.scope++
 			if err := lt.mark(callee); err != nil {
@@ -150,14 +155,7 @@ func (lt *lifetimer) mark(s int) error {
 // callees lists the subgraphs a control-flow operator runs, in TFLite
 // Micro's order (IF: then, else; WHILE: cond, body; CALL_ONCE: init).
 func (lt *lifetimer) callees(op *schema.Operator) []int {
-	root := lt.d.m.root
-	idx := int(op.OpcodeIndex())
-	if idx >= root.OperatorCodesLength() {
-		return nil
-	}
-	var oc schema.OperatorCode
-	root.OperatorCodes(&oc, idx)
-	code := max(schema.BuiltinOperator(oc.DeprecatedBuiltinCode()), oc.BuiltinCode())
+	code := lt.code(op)
 	var tab flatbuffers.Table
 	if !op.BuiltinOptions(&tab) {
 		return nil
@@ -177,4 +175,35 @@ func (lt *lifetimer) callees(op *schema.Operator) []int {
 		return []int{int(o.InitSubgraphIndex())}
 	}
 	return nil
+}
+
+// code is an operator's builtin code (TFLite's rule: the larger of the
+// deprecated int8 field and the int32 one); -1 for a bad opcode index.
+func (lt *lifetimer) code(op *schema.Operator) schema.BuiltinOperator {
+	root := lt.d.m.root
+	idx := int(op.OpcodeIndex())
+	if idx >= root.OperatorCodesLength() {
+		return -1
+	}
+	var oc schema.OperatorCode
+	root.OperatorCodes(&oc, idx)
+	return max(schema.BuiltinOperator(oc.DeprecatedBuiltinCode()), oc.BuiltinCode())
+}
+
+// custom records the operands of a CUSTOM operator (global tensor indices).
+func (lt *lifetimer) custom(s int, op *schema.Operator, nin, nout int) {
+	sub := lt.d.m.Subgraphs[s]
+	var ts []int
+	add := func(k int32) {
+		if k >= 0 && int(k) < sub.Count {
+			ts = append(ts, sub.First+int(k))
+		}
+	}
+	for n := range nin {
+		add(op.Inputs(n))
+	}
+	for n := range nout {
+		add(op.Outputs(n))
+	}
+	lt.d.m.customOps = append(lt.d.m.customOps, ts)
 }

@@ -3,6 +3,7 @@ package tflite
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/optalloc/optalloc/model"
@@ -39,14 +40,36 @@ type Arena struct {
 	// VariableBytes sums the variable tensors, which TFLite Micro allocates
 	// in its persistent section outside the plan.
 	VariableBytes int64
+	// Aliases counts the buffers placed inside another one because the
+	// model's offline plan nests them there while both are live (see
+	// ArenaOptions).
+	Aliases int
 }
 
-// Arena builds the arena problem. Buffer ids are the tensor names,
+// ArenaOptions tune Model.ArenaWith.
+type ArenaOptions struct {
+	// IgnoreOfflineAliases plans every tensor apart even where the model's
+	// offline plan nests one operand of a CUSTOM operator inside another
+	// while both are live. By default such nesting is kept as an alias
+	// (the inner tensor at its delta inside the outer one): the compiler
+	// that wrote the plan and the custom operator share a layout — Arm
+	// Vela places its NPU operator's input and output inside the
+	// operator's scratch area — and a new plan must neither pull them
+	// apart (that would double Vela's arena) nor move them relative to
+	// each other. Builtin operators never run in place, so nesting among
+	// their tensors stays an overlap (verify reports it).
+	IgnoreOfflineAliases bool
+}
+
+// Arena builds the arena problem with the default options.
+func (m *Model) Arena() (*Arena, error) { return m.ArenaWith(ArenaOptions{}) }
+
+// ArenaWith builds the arena problem. Buffer ids are the tensor names,
 // prefixed by "sgN/" for tensors of subgraph N > 0, with "#INDEX" (the
 // global tensor index) appended where a name is empty or repeated. A
 // planned tensor without a fixed size (STRING, RESOURCE, VARIANT, INT4) is
 // an error naming it.
-func (m *Model) Arena() (*Arena, error) {
+func (m *Model) ArenaWith(opt ArenaOptions) (*Arena, error) {
 	a := &Arena{Problem: &model.Problem{Name: m.Name}}
 	ids := map[string]int{}
 	for i := range m.Tensors {
@@ -89,6 +112,9 @@ func (m *Model) Arena() (*Arena, error) {
 	if err := a.Problem.Validate(); err != nil {
 		return nil, err
 	}
+	if m.Offline != nil && !opt.IgnoreOfflineAliases {
+		a.offlineAliases(m)
+	}
 	return a, nil
 }
 
@@ -117,4 +143,74 @@ func (a *Arena) OfflinePlan(m *Model, pl *model.Plan) (*OfflinePlan, error) {
 		op.Offsets[i] = int32(o)
 	}
 	return op, nil
+}
+
+// maxAliasScan bounds the offline-placed tensors offlineAliases compares
+// pairwise.
+const maxAliasScan = 4096
+
+// offlineAliases makes every operand of a CUSTOM operator that the
+// model's offline plan nests inside another operand of the same operator,
+// live at the same time, an alias of the smallest such container (for equal ranges the lower tensor index is the outer one, so
+// the containers form chains). When the aliases do not validate (two
+// tensors of one group overlap without nesting) they are all dropped.
+func (a *Arena) offlineAliases(m *Model) {
+	p := a.Problem
+	var placed []int // buffer indices with an offline offset
+	for j, i := range a.Tensors {
+		if m.Offline.Offsets[i] >= 0 {
+			placed = append(placed, j)
+		}
+	}
+	if len(placed) > maxAliasScan {
+		return
+	}
+	lo := func(j int) int64 { return int64(m.Offline.Offsets[a.Tensors[j]]) }
+	// ops[j] lists the CUSTOM operators buffer j is an operand of.
+	ops := map[int][]int{}
+	buffer := map[int]int{}
+	for j, i := range a.Tensors {
+		buffer[i] = j
+	}
+	for c, ts := range m.customOps {
+		for _, i := range ts {
+			if j, ok := buffer[i]; ok && !slices.Contains(ops[j], c) {
+				ops[j] = append(ops[j], c)
+			}
+		}
+	}
+	outer := func(k, j int) bool { // k may hold j
+		bk, bj := &p.Buffers[k], &p.Buffers[j]
+		if k == j || !slices.ContainsFunc(ops[k], func(c int) bool { return slices.Contains(ops[j], c) }) || bk.Size == 0 || bj.Size == 0 || bk.End <= bj.Start || bj.End <= bk.Start {
+			return false
+		}
+		if lo(k) > lo(j) || lo(k)+bk.Size < lo(j)+bj.Size {
+			return false
+		}
+		return bk.Size > bj.Size || lo(k) < lo(j) || k < j
+	}
+	aliases := map[int]model.Alias{}
+	for _, j := range placed {
+		best := -1
+		for _, k := range placed {
+			if outer(k, j) && (best < 0 || p.Buffers[k].Size < p.Buffers[best].Size ||
+				p.Buffers[k].Size == p.Buffers[best].Size && k > best) {
+				best = k
+			}
+		}
+		if best >= 0 {
+			aliases[j] = model.Alias{Parent: p.Buffers[best].ID, Delta: lo(j) - lo(best)}
+		}
+	}
+	if len(aliases) == 0 {
+		return
+	}
+	q := &model.Problem{Name: p.Name, Buffers: append([]model.Buffer(nil), p.Buffers...)}
+	for j, al := range aliases {
+		q.Buffers[j].Alias = &al
+	}
+	if q.Validate() != nil {
+		return
+	}
+	a.Problem, a.Aliases = q, len(aliases)
 }

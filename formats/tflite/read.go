@@ -42,8 +42,9 @@ type Model struct {
 	// OfflineMemoryAllocation metadata), nil when it has none.
 	Offline *OfflinePlan
 
-	data []byte
-	root *schema.Model
+	data      []byte
+	root      *schema.Model
+	customOps [][]int // the operands of each CUSTOM operator
 }
 
 // Subgraph is one subgraph of a model.

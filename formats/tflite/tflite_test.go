@@ -260,3 +260,51 @@ func TestWithOfflinePlanWantsEveryTensor(t *testing.T) {
 	_, err = m.WithOfflinePlan(&OfflinePlan{Offsets: []int32{0, 0}})
 	assert.ErrorContains(t, err, "2 offsets for 1 tensors")
 }
+
+// TestOfflineAliases: operands of one CUSTOM operator that the carried
+// plan nests inside each other while live become aliases; operands of a
+// builtin operator, or overlaps that do not nest, stay apart.
+func TestOfflineAliases(t *testing.T) {
+	model := func(code schema.BuiltinOperator) []byte {
+		return buildModel(gspec{
+			tensors: []tspec{act("in", 64), act("scratch", 256), act("out", 32)},
+			ops:     []ospec{{code: code, in: []int32{0, 1}, out: []int32{2}}},
+			in:      []int32{0}, out: []int32{2},
+		})
+	}
+	tests := []struct {
+		name    string
+		code    schema.BuiltinOperator
+		offsets []int32
+		aliases int
+		parents map[string]string
+	}{
+		{"custom nested", schema.BuiltinOperatorCUSTOM, []int32{64, 0, 128}, 2, map[string]string{"in": "scratch", "out": "scratch"}},
+		{"custom chain", schema.BuiltinOperatorCUSTOM, []int32{0, 0, 16}, 2, map[string]string{"in": "scratch", "out": "in"}},
+		{"builtin nested", schema.BuiltinOperatorADD, []int32{64, 0, 128}, 0, nil},
+		{"custom partial overlap", schema.BuiltinOperatorCUSTOM, []int32{240, 0, 512}, 0, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Decode(model(tc.code), "m")
+			require.NoError(t, err)
+			data, err := m.WithOfflinePlan(&OfflinePlan{Offsets: tc.offsets})
+			require.NoError(t, err)
+			m, err = Decode(data, "m")
+			require.NoError(t, err)
+			a, err := m.Arena()
+			require.NoError(t, err)
+			assert.Equal(t, tc.aliases, a.Aliases)
+			for _, b := range a.Problem.Buffers {
+				if b.Alias != nil {
+					assert.Equal(t, tc.parents[b.ID], b.Alias.Parent, b.ID)
+				} else {
+					assert.Empty(t, tc.parents[b.ID], b.ID)
+				}
+			}
+			strict, err := m.ArenaWith(ArenaOptions{IgnoreOfflineAliases: true})
+			require.NoError(t, err)
+			assert.Zero(t, strict.Aliases)
+		})
+	}
+}
