@@ -1,6 +1,7 @@
 package tflite
 
 import (
+	"bytes"
 	"context"
 	"math/rand/v2"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/optalloc/optalloc/formats/tflite/internal/schema"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/model/graph"
 	"github.com/optalloc/optalloc/solve"
 	"github.com/optalloc/optalloc/verify"
 )
@@ -307,4 +309,31 @@ func TestOfflineAliases(t *testing.T) {
 			assert.Zero(t, strict.Aliases)
 		})
 	}
+}
+
+// TestCellNetExampleUpToDate: examples/cellnet.tflite is what FromGraph
+// writes for examples/cellnet.graph.json (INT8, stub weights), and it plans
+// like the graph's tensors: every non-weight tensor an arena buffer.
+func TestCellNetExampleUpToDate(t *testing.T) {
+	f, err := os.Open("../../examples/cellnet.graph.json")
+	require.NoError(t, err)
+	defer f.Close()
+	g, err := graph.Decode(f, "cellnet.graph.json")
+	require.NoError(t, err)
+	data, err := FromGraph(g, GraphOptions{Int8: true, StubWeights: true})
+	require.NoError(t, err)
+	have, err := os.ReadFile("../../examples/cellnet.tflite")
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(data, have), "examples/cellnet.tflite differs from the converter's output; regenerate it (examples/README.md)")
+	m, err := Decode(data, "cellnet.tflite")
+	require.NoError(t, err)
+	a, err := m.Arena()
+	require.NoError(t, err)
+	weights := 0
+	for _, tt := range g.Tensors {
+		if tt.Kind == "weight" {
+			weights++
+		}
+	}
+	assert.Len(t, a.Problem.Buffers, len(g.Tensors)-weights)
 }

@@ -63,5 +63,6 @@ func All() map[string]*graph.File {
 		"unet.graph.json":                      UNet(),
 		"bert-encoder.graph.json":              BERT(12),
 		"two-models-shared-weights.graph.json": TwoModels(),
+		"cellnet.graph.json":                   CellNet(2),
 	}
 }
