@@ -51,6 +51,15 @@ func explain(ctx context.Context, e *env, w io.Writer, path string, p *model.Pro
 		}); err != nil {
 			return err
 		}
+		if err := rep.PlanReload(func(q *model.Problem) (int64, error) {
+			r, err := solve.Solve(ctx, q, sep)
+			if err != nil {
+				return 0, err
+			}
+			return r.Peak, nil
+		}); err != nil {
+			return err
+		}
 		if err := rep.WriteText(w); err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/optalloc/optalloc/model"
 )
@@ -33,6 +34,7 @@ func Read(r io.Reader, name string) (*model.Problem, *Report, error) {
 }
 
 type builder struct {
+	reloadAll                     bool // every model's weights reloaded per run (Report.Reload)
 	file                          string
 	align                         int64
 	inputsFromStart, outputsToEnd bool
@@ -111,6 +113,14 @@ func Build(f *File, name string) (*model.Problem, *Report, error) {
 	p, err := b.emit(infos, stages, true)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(stages) > 1 && slices.ContainsFunc(infos, func(mi *minfo) bool { return !mi.m.ReloadWeights }) {
+		b.reloadAll = true
+		b.rep.Reload, err = b.emit(infos, stages, false)
+		b.reloadAll = false
+		if err != nil {
+			return nil, nil, err
+		}
 	}
 	for i := range b.rep.Aliases {
 		a := &b.rep.Aliases[i]

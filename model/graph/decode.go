@@ -80,8 +80,10 @@ func Decode(r io.Reader, name string) (*File, error) {
 						return d.tensors(&m.Tensors)
 					case "ops":
 						return d.ops(&m.Ops)
+					case "reload_weights":
+						return d.value(key, &m.ReloadWeights)
 					}
-					return d.fail("model: unknown field %q (want name, tensors, ops, comment)", key)
+					return d.fail("model: unknown field %q (want name, tensors, ops, reload_weights, comment)", key)
 				})
 				f.Models = append(f.Models, m)
 				return err

@@ -30,6 +30,7 @@
 // with "schedule": "serial" (default: one after another, in file order),
 // "concurrent" (all at once), or explicit stages [["a"], ["b", "c"]]
 // (stages run one after another; the models of a stage run together).
+// A model may add "reload_weights": true (see Several models below).
 //
 // Top-level fields: name, alignment (bytes, default DefaultAlignment = 64;
 // 1 disables it), liveness {"inputs_from_start": bool, "outputs_to_end":
@@ -70,7 +71,7 @@
 // reads lives on [p, p+1). Graph inputs live from step 0 (or from their
 // first reader when inputs_from_start is false); graph outputs to the end
 // of their model (or to their last reader when outputs_to_end is false);
-// weights for their model's whole run. Scratch lives exactly during its
+// weights for the whole timeline (see Several models). Scratch lives exactly during its
 // op: [i, i+1). Declared tensors nobody produces or reads get no buffer.
 //
 // # In-place rules
@@ -113,6 +114,12 @@
 // # Several models
 //
 // Serial stages time-share one arena: their timelines are concatenated.
+// Weights stay resident: a weight lives over the whole timeline, so a
+// model run after another finds its weights where it left them. A model
+// with "reload_weights": true has its weights loaded again before each run:
+// they live only while it runs, and other stages may reuse their bytes.
+// Report.Reload is the problem with every model reloading, so that both
+// arenas can be shown.
 // The models of a concurrent stage run in any interleaving, so none of
 // their memory may be shared, while each model keeps its own reuse. One
 // interval per buffer cannot say that (if a1, a2 of model A are disjoint

@@ -116,6 +116,11 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 		p.Buffers = append(p.Buffers, buf)
 		return nil
 	}
+	// Resident weights live over the whole timeline of every stage.
+	var whole [2]int64
+	for _, l := range lay {
+		whole[1] = max(whole[1], l.span()[1])
+	}
 	weights := map[string]int{} // content key -> buffer index
 	shares := map[int]int{}     // buffer index -> index in rep.SharedWeights
 	var open []int              // variable scratch without a maximum
@@ -137,9 +142,12 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 				if err != nil {
 					return nil, err
 				}
+				sp := l.span()
+				if b.resident(mi) {
+					sp = whole
+				}
 				if w, seen := weights[key]; seen && key != "" {
 					wb := &p.Buffers[w]
-					sp := l.span()
 					wb.Start, wb.End = min(wb.Start, sp[0]), max(wb.End, sp[1])
 					ids[t] = wb.ID
 					if record {
@@ -164,7 +172,11 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 			if ti.parent >= 0 {
 				buf.Size = ti.bytes // a view covers its bytes; padding belongs to the parent
 			}
-			setLife(&buf, l.intervals(ti.start, ti.end))
+			if ti.kind == model.Weight && b.resident(mi) {
+				setLife(&buf, [][2]int64{whole})
+			} else {
+				setLife(&buf, l.intervals(ti.start, ti.end))
+			}
 			bidx[t] = len(p.Buffers)
 			if err := add(buf); err != nil {
 				return nil, err
@@ -218,6 +230,11 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 	}
 	return p, nil
 }
+
+// resident reports whether a model's weights stay in memory between its
+// runs (see Model.ReloadWeights); Report.Reload is built with every model
+// reloading.
+func (b *builder) resident(mi *minfo) bool { return !mi.m.ReloadWeights && !b.reloadAll }
 
 // scratch builds the buffer of scratch area s of op o (without lifetime).
 func (b *builder) scratch(mi *minfo, o *Op, s int, sc Scratch) (model.Buffer, bool, error) {

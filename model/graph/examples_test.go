@@ -131,6 +131,17 @@ func TestTwoModelsShareMemory(t *testing.T) {
 	}
 	// The backbone weights appear once: count weight buffers by hash.
 	assert.Positive(t, rep.WeightBytesSaved)
+	// Every weight stays resident over the whole timeline, so no plan can
+	// put another model's activations over it.
+	var end int64
+	for _, b := range p.Buffers {
+		end = max(end, b.End)
+	}
+	for _, b := range p.Buffers {
+		if b.Kind == model.Weight {
+			assert.Equal(t, [2]int64{0, end}, [2]int64{b.Start, b.End}, "weight %s", b.ID)
+		}
+	}
 }
 
 // withoutWeights drops the weight buffers (and anything placed inside

@@ -78,7 +78,13 @@ type Model struct {
 	Comment string   `json:"comment,omitempty"`
 	Tensors []Tensor `json:"tensors"`
 	Ops     []Op     `json:"ops"`
-	Line    int      `json:"-"`
+	// ReloadWeights says that the runtime loads the model's weights again
+	// before each of its runs, so they need memory only while the model
+	// runs and serial stages may reuse it. By default (false) weights stay
+	// resident for the whole timeline: a model run after another one
+	// finds its weights where it left them.
+	ReloadWeights bool `json:"reload_weights,omitempty"`
+	Line          int  `json:"-"`
 }
 
 // Tensor is a value of the graph.

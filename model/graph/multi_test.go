@@ -28,26 +28,78 @@ func twoOps(name, hash string, xb, ab int) string {
 	  {"name": "g", "type": "G", "inputs": ["a"], "outputs": ["y"]}]}`, name, xb, hash, ab)
 }
 
+// reloading marks every model of a "models" list source as reloading its
+// weights before each run.
+func reloading(src string) string {
+	return strings.ReplaceAll(src, `{"name": "m`, `{"reload_weights": true, "name": "m`)
+}
+
 func TestSerialModelsConcatenateTimelines(t *testing.T) {
 	src := `{"alignment": 1, "schedule": "serial", "models": [` + twoOps("m1", "h1", 40, 30) + `,` + twoOps("m2", "h2", 20, 50) + `]}`
-	p, r := build(t, src)
-	want := []life{
-		{"m1/x", 0, 1, 40}, {"m1/w", 0, 2, 100}, {"m1/a", 0, 2, 30}, {"m1/y", 1, 2, 10},
-		{"m2/x", 2, 3, 20}, {"m2/w", 2, 4, 100}, {"m2/a", 2, 4, 50}, {"m2/y", 3, 4, 10},
+	tests := []struct {
+		name    string
+		src     string
+		weights [2]int64 // lifetimes of m1/w and m2/w ends
+		maxLive int64
+	}{
+		// resident (default): both weights live over the whole timeline;
+		// at step 0: m1's x + w + a and m2's w = 270
+		{"resident", src, [2]int64{4, 4}, 270},
+		// reloaded: each weight lives while its model runs; the models
+		// time-share everything: 170 at step 0 as at step 2
+		{"reloaded", reloading(src), [2]int64{2, 4}, 170},
 	}
-	for _, w := range want {
-		b := bufOf(t, p, w.id)
-		assert.Equal(t, [3]int64{w.start, w.end, w.size}, [3]int64{b.Start, b.End, b.Size}, w.id)
-		assert.Empty(t, b.Gaps)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, r := build(t, tc.src)
+			want := []life{
+				{"m1/x", 0, 1, 40}, {"m1/a", 0, 2, 30}, {"m1/y", 1, 2, 10},
+				{"m2/x", 2, 3, 20}, {"m2/a", 2, 4, 50}, {"m2/y", 3, 4, 10},
+				{"m1/w", 0, tc.weights[0], 100}, {"m2/w", 4 - tc.weights[0], tc.weights[1], 100},
+			}
+			for _, w := range want {
+				b := bufOf(t, p, w.id)
+				assert.Equal(t, [3]int64{w.start, w.end, w.size}, [3]int64{b.Start, b.End, b.Size}, w.id)
+				assert.Empty(t, b.Gaps)
+			}
+			require.Len(t, r.Models, 2)
+			assert.Equal(t, [2]int64{0, 2}, [2]int64{r.Models[0].Start, r.Models[0].End})
+			assert.Equal(t, [2]int64{2, 4}, [2]int64{r.Models[1].Start, r.Models[1].End})
+			// Alone: m1 peaks at step 0 with x+w+a = 170, m2 at step 2: 170.
+			assert.Equal(t, int64(170), r.Models[0].MaxLive)
+			assert.Equal(t, int64(170), r.Models[1].MaxLive)
+			assert.Equal(t, tc.maxLive, r.MaxLive)
+			simulate(t, p, mustDecode(t, tc.src), r)
+		})
 	}
-	require.Len(t, r.Models, 2)
-	assert.Equal(t, [2]int64{0, 2}, [2]int64{r.Models[0].Start, r.Models[0].End})
-	assert.Equal(t, [2]int64{2, 4}, [2]int64{r.Models[1].Start, r.Models[1].End})
-	// Alone: m1 peaks at step 0 with x+w+a = 170, m2 at step 2: 170.
-	assert.Equal(t, int64(170), r.Models[0].MaxLive)
-	assert.Equal(t, int64(170), r.Models[1].MaxLive)
-	assert.Equal(t, int64(170), r.MaxLive, "serial models time-share")
-	simulate(t, p, mustDecode(t, src), r)
+}
+
+// TestReloadProblemInReport: with resident weights the report carries the
+// problem with every model reloading, and its bound is the lower one.
+func TestReloadProblemInReport(t *testing.T) {
+	src := `{"alignment": 1, "models": [` + twoOps("m1", "h1", 40, 30) + `,` + twoOps("m2", "h2", 20, 50) + `]}`
+	_, r := build(t, src)
+	require.NotNil(t, r.Reload)
+	assert.Equal(t, int64(170), r.Reload.ComputeSweep().MaxLive)
+	require.NoError(t, r.PlanReload(func(q *model.Problem) (int64, error) {
+		pl, _ := heuristics.ByName("greedy-size")
+		plan, err := pl.Plan(context.Background(), q)
+		if err != nil {
+			return 0, err
+		}
+		return plan.Peak(q), nil
+	}))
+	assert.Equal(t, int64(170), r.ReloadPeak)
+	var sb strings.Builder
+	r.SetSharedPeak(270)
+	require.NoError(t, r.WriteText(&sb))
+	assert.Contains(t, sb.String(), "resident across stages (default): planned peak 270 B")
+	assert.Contains(t, sb.String(), "reloaded before each run")
+	assert.Contains(t, sb.String(), "planned peak 170 B")
+	_, r = build(t, reloading(src))
+	assert.Nil(t, r.Reload, "every model reloads already")
+	_, r = build(t, `{"alignment": 1, "models": [`+twoOps("m1", "h1", 40, 30)+`]}`)
+	assert.Nil(t, r.Reload, "one stage: nothing to reload")
 }
 
 func TestConcurrentModelsNeverShareMemory(t *testing.T) {
@@ -110,7 +162,10 @@ func TestWeightsSharedAcrossModels(t *testing.T) {
 	src := `{"alignment": 1, "models": [` + twoOps("m1", "same", 40, 30) + `,` + twoOps("m2", "same", 20, 50) + `,` + twoOps("m3", "other", 20, 50) + `]}`
 	p, r := build(t, src)
 	w := bufOf(t, p, "m1/w")
-	assert.Equal(t, [2]int64{0, 4}, [2]int64{w.Start, w.End}, "a shared weight spans all its users")
+	assert.Equal(t, [2]int64{0, 6}, [2]int64{w.Start, w.End}, "a resident weight spans the whole timeline")
+	pr, _ := build(t, reloading(src))
+	w = bufOf(t, pr, "m1/w")
+	assert.Equal(t, [2]int64{0, 4}, [2]int64{w.Start, w.End}, "a reloaded shared weight spans all its users")
 	assert.NotContains(t, p.Index(), "m2/w")
 	assert.Contains(t, p.Index(), "m3/w")
 	require.Len(t, r.SharedWeights, 1)

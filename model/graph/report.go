@@ -37,6 +37,27 @@ type Report struct {
 	// Separate holds each model planned alone (own timeline, own weights),
 	// in the order of Models, for PlanSeparately.
 	Separate []*model.Problem `json:"-"`
+	// Reload is the problem with every model's weights reloaded before each
+	// of its runs (Model.ReloadWeights), built when models run in several
+	// stages and some keep their weights resident; PlanReload plans it.
+	Reload *model.Problem `json:"-"`
+	// ReloadPeak is Reload's planned peak, once PlanReload ran.
+	ReloadPeak int64 `json:"reload_peak,omitempty"`
+}
+
+// PlanReload plans Report.Reload (when there is one) with plan and records
+// its peak: what the arena would be if every model reloaded its weights
+// before each run.
+func (r *Report) PlanReload(plan func(*model.Problem) (int64, error)) error {
+	if r.Reload == nil {
+		return nil
+	}
+	peak, err := plan(r.Reload)
+	if err != nil {
+		return fmt.Errorf("weights reloaded per run: %w", err)
+	}
+	r.ReloadPeak = peak
+	return nil
 }
 
 // ModelReport describes one model.
@@ -176,6 +197,18 @@ func (r *Report) WriteText(w io.Writer) error {
 			pf(", arena alone %d B", m.Arena)
 		}
 		pf("\n")
+	}
+	if r.Reload != nil {
+		pf("weights: %d B, resident across stages (default)", r.WeightBytes)
+		if r.SharedPeak > 0 {
+			pf(": planned peak %d B", r.SharedPeak)
+		}
+		pf("; reloaded before each run (\"reload_weights\": true on every model): ")
+		if r.ReloadPeak > 0 {
+			pf("planned peak %d B\n", r.ReloadPeak)
+		} else {
+			pf("max-live %d B\n", r.Reload.ComputeSweep().MaxLive)
+		}
 	}
 	pf("aliases (zero-copy): %d, copies removed: %d B\n", len(r.Aliases), r.CopyBytesRemoved)
 	for _, a := range r.Aliases {
