@@ -34,7 +34,8 @@ func Read(r io.Reader, name string) (*model.Problem, *Report, error) {
 }
 
 type builder struct {
-	reloadAll                     bool // every model's weights reloaded per run (Report.Reload)
+	reloadAll                     bool   // every model's weights reloaded per run (Report.Reload)
+	order                         string // File.Order
 	file                          string
 	align                         int64
 	inputsFromStart, outputsToEnd bool
@@ -58,6 +59,10 @@ func Build(f *File, name string) (*model.Problem, *Report, error) {
 		return nil, nil, b.errf(0, "alignment %d must be between 1 and 2^30 (0 means %d)", f.Alignment, DefaultAlignment)
 	}
 	b.rep.Alignment = b.align
+	if err := checkOrder(f.Order); err != nil {
+		return nil, nil, b.errf(0, "%v", err)
+	}
+	b.order = f.Order
 	if l := f.Liveness; l != nil {
 		if l.InputsFromStart != nil {
 			b.inputsFromStart = *l.InputsFromStart

@@ -100,6 +100,10 @@ func (b *builder) checkModel(m *Model, name string) (*minfo, error) {
 			ti.producer = i
 		}
 	}
+	if b.order != OrderGiven && (b.order == OrderDepthFirst || needsOrder(mi)) && reorder(mi, b.order == OrderDepthFirst) {
+		m = mi.m
+		b.rep.Reordered = append(b.rep.Reordered, name)
+	}
 	for i := range m.Ops {
 		o := &m.Ops[i]
 		for _, in := range o.Inputs {
@@ -119,7 +123,7 @@ func (b *builder) checkModel(m *Model, name string) (*minfo, error) {
 				if path := opPath(mi, i, ti.producer); path != nil {
 					return nil, b.errf(o.Line, "%scycle: op %q needs %q from op %q (line %d), which depends on op %q through %s", where, o.Name, in, p.Name, p.Line, o.Name, strings.Join(path, " → "))
 				}
-				return nil, b.errf(o.Line, "%sop %q uses tensor %q before it is produced by op %q (line %d): list the ops in execution order", where, o.Name, in, p.Name, p.Line)
+				return nil, b.errf(o.Line, "%sop %q uses tensor %q before it is produced by op %q (line %d): list the ops in execution order, or leave out \"order\": \"given\" to have one derived", where, o.Name, in, p.Name, p.Line)
 			}
 			if ti.firstUse < 0 {
 				ti.firstUse = i

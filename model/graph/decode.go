@@ -63,6 +63,8 @@ func Decode(r io.Reader, name string) (*File, error) {
 			return d.value(key, &f.Liveness)
 		case "in_place":
 			return d.value(key, &f.InPlace)
+		case "order":
+			return d.value(key, &f.Order)
 		case "schedule":
 			f.scheduleLine = d.lineAt(skipSpace(data, d.dec.InputOffset()))
 			return d.value(key, &f.Schedule)
@@ -93,7 +95,7 @@ func Decode(r io.Reader, name string) (*File, error) {
 		case "ops":
 			return d.ops(&f.Ops)
 		}
-		return d.fail("unknown field %q (want models, schedule, alignment, liveness, in_place, name, tensors, ops, comment)", key)
+		return d.fail("unknown field %q (want models, schedule, alignment, liveness, in_place, order, name, tensors, ops, comment)", key)
 	}); err != nil {
 		return nil, err
 	}

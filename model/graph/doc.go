@@ -32,7 +32,8 @@
 // (stages run one after another; the models of a stage run together).
 // A model may add "reload_weights": true (see Several models below).
 //
-// Top-level fields: name, alignment (bytes, default DefaultAlignment = 64;
+// Top-level fields: name, order ("auto", "given", "depth-first"; see
+// below), alignment (bytes, default DefaultAlignment = 64;
 // 1 disables it), liveness {"inputs_from_start": bool, "outputs_to_end":
 // bool} (both default true), in_place {"reshape", "concat", "split",
 // "slice": bool} (all default true), schedule, models or tensors+ops,
@@ -51,7 +52,14 @@
 // fixed size or {name, min_size, max_size} for a variable one; max_size
 // may be omitted), latency_critical (marks the op's scratch for the fast
 // pool; a scratch entry's own latency_critical overrides it). The list
-// order is the execution order: op i runs at step i.
+// order is the execution order (op i runs at step i) when it is one:
+// every op listed after the producers of its inputs. Otherwise an order is
+// derived depth-first (each op after the producers of its inputs, visited
+// in input order, the listed order kept wherever it is valid) and
+// Report.Reordered says so. The top-level "order" field changes this:
+// "given" makes an invalid order an error, "depth-first" always derives
+// the order from the graph outputs (each output's producers as late as
+// possible, so that tensors die soon after they are made).
 //
 // # Buffers
 //
@@ -144,7 +152,8 @@
 //
 // Bad graphs give one *model.InputError, "file:line: what is wrong",
 // pointing at the model, tensor or op at fault: unknown tensors, ops that
-// use a tensor before it is produced (with the cycle when there is one),
+// form a cycle (with the path), ops listed before the producer of an
+// input when "order" is "given",
 // tensors produced twice, duplicate names, missing or unknown dtypes and
 // sizes, shape mismatches in Concat/Split/Slice/Reshape, bad scratch sizes,
 // bad schedules.

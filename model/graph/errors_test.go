@@ -28,7 +28,7 @@ func TestBadGraphs(t *testing.T) {
 		{"unknown output", head + `{"name": "x", "bytes": 4, "kind": "input"}],
 "ops": [
 {"name": "f", "type": "Relu", "inputs": ["x"], "outputs": ["y"]}]}`, 5, `output "y" is not a declared tensor`},
-		{"used before produced", head + `{"name": "x", "bytes": 4, "kind": "input"},
+		{"used before produced", strings.Replace(head, `{"alignment": 1,`, `{"alignment": 1, "order": "given",`, 1) + `{"name": "x", "bytes": 4, "kind": "input"},
 {"name": "a", "bytes": 4},
 {"name": "y", "bytes": 4, "kind": "output"}],
 "ops": [

@@ -19,6 +19,11 @@ type File struct {
 	Schedule *Schedule `json:"schedule,omitempty"`
 	// InPlace switches the in-place rules on and off (all on by default).
 	InPlace *InPlace `json:"in_place,omitempty"`
+	// Order says how the ops' execution order is found: "auto" (default:
+	// the listed order when it is one, else derived depth-first), "given"
+	// (the listed order must be one) or "depth-first" (always derived from
+	// the graph outputs).
+	Order string `json:"order,omitempty"`
 	// Models are the models; a single-model file may instead give Tensors
 	// and Ops at the top level.
 	Models []Model `json:"models,omitempty"`

@@ -37,6 +37,9 @@ type Report struct {
 	// Separate holds each model planned alone (own timeline, own weights),
 	// in the order of Models, for PlanSeparately.
 	Separate []*model.Problem `json:"-"`
+	// Reordered names the models whose ops were not listed in an execution
+	// order (or with "order": "depth-first"), so one was derived.
+	Reordered []string `json:"reordered,omitempty"`
 	// Reload is the problem with every model's weights reloaded before each
 	// of its runs (Model.ReloadWeights), built when models run in several
 	// stages and some keep their weights resident; PlanReload plans it.
@@ -197,6 +200,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			pf(", arena alone %d B", m.Arena)
 		}
 		pf("\n")
+	}
+	if len(r.Reordered) > 0 {
+		pf("execution order derived depth-first (the listed order was not one, or \"order\": \"depth-first\"): %s\n", strings.Join(r.Reordered, ", "))
 	}
 	if r.Reload != nil {
 		pf("weights: %d B, resident across stages (default)", r.WeightBytes)
