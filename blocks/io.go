@@ -259,6 +259,9 @@ type resultJSON struct {
 	ElapsedS   float64       `json:"time_s"`
 	Blocks     []Block       `json:"blocks"`
 	Assign     []assignEntry `json:"assign"`
+	// InUse is the number of blocks holding a live buffer, per run of
+	// time steps (BlockPlan.InUse).
+	InUse []StepCount `json:"blocks_in_use"`
 }
 
 type assignEntry struct {
@@ -272,6 +275,7 @@ func WriteResultJSON(w io.Writer, p *model.Problem, r *Result) error {
 		LowerBound: r.LowerBound, MinBlocks: r.MinBlocks, BlocksUsed: r.BlocksUsed, ElapsedS: r.Elapsed.Seconds()}
 	if r.Plan != nil {
 		out.Blocks = r.Plan.Blocks
+		out.InUse = r.Plan.InUse(p)
 		for i, k := range r.Plan.Assign {
 			out.Assign = append(out.Assign, assignEntry{Buffer: p.Buffers[i].ID, Block: k})
 		}

@@ -39,7 +39,9 @@ type Options struct {
 var Heuristics = []string{"greedy_in_order", "greedy_by_size", "greedy_by_breadth", "min_cost_flow"}
 
 // Methods lists every accepted Options.Method value.
-func Methods() []string { return append([]string{"auto", "exact"}, Heuristics...) }
+// equal_slots solves another objective (one slot size) and is never
+// chosen by auto.
+func Methods() []string { return append(append([]string{"auto", "exact"}, Heuristics...), "equal_slots") }
 
 // NewPlanner returns the planner with the given name, capped at maxBlocks
 // (0 = no cap).
@@ -55,6 +57,8 @@ func NewPlanner(name string, maxBlocks int) (Planner, error) {
 		return &MinCostFlow{MaxBlocks: maxBlocks}, nil
 	case "exact":
 		return &Exact{MaxBlocks: maxBlocks, TimeLimit: DefaultTimeLimit}, nil
+	case "equal_slots":
+		return &EqualSlots{MaxBlocks: maxBlocks}, nil
 	}
 	return nil, fmt.Errorf("blocks: unknown method %q (want %s)", name, strings.Join(Methods(), ", "))
 }
