@@ -41,7 +41,9 @@ var Heuristics = []string{"greedy_in_order", "greedy_by_size", "greedy_by_breadt
 // Methods lists every accepted Options.Method value.
 // equal_slots solves another objective (one slot size) and is never
 // chosen by auto.
-func Methods() []string { return append(append([]string{"auto", "exact"}, Heuristics...), "equal_slots") }
+func Methods() []string {
+	return append(append([]string{"auto", "exact"}, Heuristics...), "equal_slots")
+}
 
 // NewPlanner returns the planner with the given name, capped at maxBlocks
 // (0 = no cap).
