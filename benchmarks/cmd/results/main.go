@@ -43,16 +43,25 @@ func main() {
 	match := flag.String("match", "", "only instances whose path contains this")
 	note := flag.String("note", "", "free text added to the header")
 	readme := flag.String("readme", "", "replace the results between the markers of this file (instead of -o)")
+	models := flag.String("models", "", "the shared models folder: plan its model files (and the model files given as arguments) with tflite-greedy and auto instead of the benchmark corpus")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *shared, *out, *readme, *limit, *methods, *threads, *match, *note, os.Args[1:]); err != nil {
+	meta := benchmarks.Meta{Command: commandLine(os.Args[1:]), Date: time.Now(), Machine: machine(), GoVersion: runtime.Version(),
+		Revision: revision(), TimeLimit: *limit, Workers: *threads, Note: *note}
+	var err error
+	if *models != "" {
+		err = modelsTable(ctx, *models, flag.Args(), *out, *readme, meta)
+	} else {
+		err = run(ctx, *shared, *out, *readme, *methods, *match, meta)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "results:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, shared, out, readme string, limit time.Duration, methodList string, threads int, match, note string, args []string) error {
+func run(ctx context.Context, shared, out, readme, methodList, match string, meta benchmarks.Meta) error {
 	files, err := benchmarks.FindCorpus(shared)
 	if err != nil {
 		return err
@@ -77,8 +86,7 @@ func run(ctx context.Context, shared, out, readme string, limit time.Duration, m
 		insts = append(insts, benchmarks.Instance{Name: f.Path, Problem: p})
 		kept = append(kept, f)
 	}
-	start := time.Now()
-	results := benchmarks.Run(ctx, insts, benchmarks.Config{Methods: ms, TimeLimit: limit, Workers: threads,
+	results := benchmarks.Run(ctx, insts, benchmarks.Config{Methods: ms, TimeLimit: meta.TimeLimit, Workers: meta.Workers,
 		OnRun: func(inst string, r benchmarks.MethodRun) {
 			fmt.Fprintf(os.Stderr, "%-60s %-18s peak=%d status=%s %.2fs\n", inst, r.Method, r.Peak, r.Status, r.Elapsed.Seconds())
 		}})
@@ -94,6 +102,49 @@ func run(ctx context.Context, shared, out, readme string, limit time.Duration, m
 			}
 		}
 	}
+	var md bytes.Buffer
+	if err := benchmarks.WriteMarkdown(&md, meta, ms, rows); err != nil {
+		return err
+	}
+	return output(md.Bytes(), out, readme, benchmarks.BeginMarker, benchmarks.EndMarker)
+}
+
+// modelsTable writes the models table (see runModels).
+func modelsTable(ctx context.Context, dir string, extra []string, out, readme string, meta benchmarks.Meta) error {
+	paths, err := findModels(dir, extra)
+	if err != nil {
+		return err
+	}
+	md, err := runModels(ctx, paths, meta.TimeLimit, meta)
+	if err != nil {
+		return err
+	}
+	return output(md, out, readme, modelsBegin, modelsEnd)
+}
+
+// output writes md to out ("-" is stdout), or between the markers of the
+// file readme when that is set.
+func output(md []byte, out, readme, begin, end string) error {
+	if readme != "" {
+		old, err := os.ReadFile(readme)
+		if err != nil {
+			return err
+		}
+		text, err := benchmarks.SpliceBetween(old, md, begin, end)
+		if err != nil {
+			return fmt.Errorf("%s: %w", readme, err)
+		}
+		return atomicWrite(readme, text)
+	}
+	if out == "-" {
+		_, err := os.Stdout.Write(md)
+		return err
+	}
+	return atomicWrite(out, md)
+}
+
+// commandLine is the command that regenerates a report run with args.
+func commandLine(args []string) string {
 	quoted := make([]string, len(args))
 	for i, a := range args {
 		quoted[i] = a
@@ -101,29 +152,7 @@ func run(ctx context.Context, shared, out, readme string, limit time.Duration, m
 			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
 	}
-	cmd := "go run ./benchmarks/cmd/results " + strings.Join(quoted, " ")
-	meta := benchmarks.Meta{Command: strings.TrimSpace(cmd), Date: start, Machine: machine(), GoVersion: runtime.Version(),
-		Revision: revision(), TimeLimit: limit, Workers: threads, Note: note}
-	var md bytes.Buffer
-	if err := benchmarks.WriteMarkdown(&md, meta, ms, rows); err != nil {
-		return err
-	}
-	if readme != "" {
-		old, err := os.ReadFile(readme)
-		if err != nil {
-			return err
-		}
-		text, err := benchmarks.SpliceReadme(old, md.Bytes())
-		if err != nil {
-			return fmt.Errorf("%s: %w", readme, err)
-		}
-		return atomicWrite(readme, text)
-	}
-	if out == "-" {
-		_, err := os.Stdout.Write(md.Bytes())
-		return err
-	}
-	return atomicWrite(out, md.Bytes())
+	return strings.TrimSpace("go run ./benchmarks/cmd/results " + strings.Join(quoted, " "))
 }
 
 // atomicWrite replaces path only once the whole text is written.

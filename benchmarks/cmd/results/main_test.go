@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optalloc/optalloc/benchmarks"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,8 +21,8 @@ func TestRunWritesReport(t *testing.T) {
 		[]byte("id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "toy", "other.csv"), []byte("id,lower,upper,size\na,0,1,3\n"), 0o644))
 	out := filepath.Join(dir, "results.md")
-	err := run(context.Background(), dir, out, "", 2*time.Second, "heuristic,auto", 1, "five", "test run",
-		[]string{"-shared", dir, "-o", out})
+	err := run(context.Background(), dir, out, "", "heuristic,auto", "five",
+		testMeta(2*time.Second, "test run", "-shared", dir, "-o", out))
 	require.NoError(t, err)
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
@@ -33,18 +34,48 @@ func TestRunWritesReport(t *testing.T) {
 	assert.Contains(t, md, "test run")
 	assert.True(t, strings.Contains(md, "go run ./benchmarks/cmd/results -shared "+dir))
 
-	assert.Error(t, run(context.Background(), dir, out, "", time.Second, "nope", 1, "", "", nil))
-	assert.Error(t, run(context.Background(), filepath.Join(dir, "missing"), out, "", time.Second, "", 1, "", "", nil))
+	assert.Error(t, run(context.Background(), dir, out, "", "nope", "", testMeta(time.Second, "")))
+	assert.Error(t, run(context.Background(), filepath.Join(dir, "missing"), out, "", "", "", testMeta(time.Second, "")))
 
 	// -readme splices the tables between the markers.
 	readme := filepath.Join(dir, "README.md")
 	require.NoError(t, os.WriteFile(readme, []byte("# toy\n<!-- results:begin -->\nstale\n<!-- results:end -->\nend\n"), 0o644))
-	require.NoError(t, run(context.Background(), dir, "-", readme, time.Second, "heuristic", 1, "five", "", nil))
+	require.NoError(t, run(context.Background(), dir, "-", readme, "heuristic", "five", testMeta(time.Second, "")))
 	data, err = os.ReadFile(readme)
 	require.NoError(t, err)
 	assert.NotContains(t, string(data), "stale")
 	assert.Contains(t, string(data), "| five.csv | 5 | 12 | 12 | **12**")
 	assert.True(t, strings.HasSuffix(string(data), "<!-- results:end -->\nend\n"))
 	require.NoError(t, os.WriteFile(readme, []byte("# no markers\n"), 0o644))
-	assert.ErrorContains(t, run(context.Background(), dir, "-", readme, time.Second, "heuristic", 1, "five", "", nil), "results:begin")
+	assert.ErrorContains(t, run(context.Background(), dir, "-", readme, "heuristic", "five", testMeta(time.Second, "")), "results:begin")
+}
+
+// testMeta is a report header for a run with args.
+func testMeta(limit time.Duration, note string, args ...string) benchmarks.Meta {
+	return benchmarks.Meta{Command: commandLine(args), Date: time.Now(), Machine: machine(), GoVersion: runtime.Version(),
+		Revision: "test", TimeLimit: limit, Workers: 1, Note: note}
+}
+
+// TestModelsTable plans the shared TFLite models into the README's models
+// table: every row has both arenas, optalloc's is never the larger one.
+func TestModelsTable(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "..", "shared", "models")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("the shared models are absent (%v)", err)
+	}
+	paths, err := findModels(dir, nil)
+	require.NoError(t, err)
+	var tfl []string
+	for _, p := range paths {
+		if strings.HasSuffix(p, "hello_world_int8.tflite") || strings.HasSuffix(p, "person_detect_vela.tflite") {
+			tfl = append(tfl, p)
+		}
+	}
+	require.Len(t, tfl, 2)
+	md, err := runModels(context.Background(), tfl, 5*time.Second, testMeta(5*time.Second, ""))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "| hello_world_int8.tflite | 10 / 6 / 0 | 4 | 32 | **32** | 32 | 0.00% | optimal |")
+	assert.Contains(t, string(md), "| person_detect_vela.tflite | 6 / 2 / 0 | 4 | 74464 | **74464** | 74464 | 0.00% | optimal |")
+	_, err = findModels(t.TempDir(), nil)
+	assert.ErrorContains(t, err, "no tflite")
 }

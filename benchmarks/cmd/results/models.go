@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/formats/tflite"
+	"github.com/optalloc/optalloc/model"
+)
+
+// The markers between which -models -readme puts the models table.
+const (
+	modelsBegin = "<!-- models:begin -->"
+	modelsEnd   = "<!-- models:end -->"
+)
+
+// modelMethods are the two columns of the models table: TFLite Micro's own
+// planner, the baseline a device gets without optalloc, and auto.
+var modelMethods = []string{"tflm-greedy", "auto"}
+
+// findModels lists the model files of the shared models folder (its tflite/
+// and onnx/ subfolders), sorted, followed by the extra paths.
+func findModels(dir string, extra []string) ([]string, error) {
+	var paths []string
+	for _, pat := range []string{"tflite/*.tflite", "onnx/*.onnx"} {
+		m, err := filepath.Glob(filepath.Join(dir, pat))
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, m...)
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%s: no tflite/*.tflite or onnx/*.onnx model files", dir)
+	}
+	sort.Strings(paths)
+	return append(paths, extra...), nil
+}
+
+// tensorCounts describes a model's tensors for the table: all, constants
+// (weights), variables, for the formats that tell.
+func tensorCounts(path string) string {
+	if strings.HasSuffix(path, ".tflite") {
+		m, err := tflite.ReadFile(path)
+		if err != nil {
+			return "?"
+		}
+		var consts, vars int
+		for _, t := range m.Tensors {
+			if t.Constant {
+				consts++
+			}
+			if t.Variable {
+				vars++
+			}
+		}
+		return fmt.Sprintf("%d / %d / %d", len(m.Tensors), consts, vars)
+	}
+	return "–"
+}
+
+// runModels plans every model with modelMethods and returns the markdown
+// table: per model its tensors, the buffers planned, TFLite Micro's greedy
+// arena, optalloc's, the lower bound, the gap and the status.
+func runModels(ctx context.Context, paths []string, limit time.Duration, meta benchmarks.Meta) ([]byte, error) {
+	insts := make([]benchmarks.Instance, len(paths))
+	for i, p := range paths {
+		prob, err := model.Load(p)
+		if err != nil {
+			return nil, err
+		}
+		insts[i] = benchmarks.Instance{Name: p, Problem: prob}
+	}
+	results := benchmarks.Run(ctx, insts, benchmarks.Config{Methods: modelMethods, TimeLimit: limit, Workers: 1,
+		OnRun: func(inst string, r benchmarks.MethodRun) {
+			fmt.Fprintf(os.Stderr, "%-60s %-12s peak=%d status=%s %.2fs\n", inst, r.Method, r.Peak, r.Status, r.Elapsed.Seconds())
+		}})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "Measured %s on %s, %s, optalloc %s; time limit %s.",
+		meta.Date.UTC().Format("2006-01-02 15:04 MST"), meta.Machine, meta.GoVersion, meta.Revision, meta.TimeLimit)
+	if meta.Note != "" {
+		b.WriteString(" " + meta.Note)
+	}
+	fmt.Fprintf(&b, "\nRegenerate with `%s`.\n", meta.Command)
+	b.WriteString("Tensors: all / constants / variables (constants and variables are not in the arena). " +
+		"Arenas in bytes; the gap is optalloc's arena over the lower bound.\n\n")
+	b.WriteString("| model | tensors | arena buffers | TFLite Micro greedy | optalloc | lower bound | gap | status | time |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|---|--:|\n")
+	for i, r := range results {
+		greedy, auto := &r.Runs[0], &r.Runs[1]
+		if !greedy.HasPlan() || !greedy.Valid || !auto.HasPlan() || !auto.Valid {
+			return nil, fmt.Errorf("%s: no verified plan (tflm-greedy: %v %s; auto: %v %s)", paths[i],
+				greedy.Err, greedy.Violation, auto.Err, auto.Violation)
+		}
+		if auto.Peak > greedy.Peak {
+			return nil, fmt.Errorf("%s: optalloc's arena %d is larger than TFLite Micro greedy's %d", paths[i], auto.Peak, greedy.Peak)
+		}
+		g := fmt.Sprint(greedy.Peak)
+		if greedy.Peak > auto.Peak {
+			g += fmt.Sprintf(" (+%.2f%%)", 100*float64(greedy.Peak-auto.Peak)/float64(auto.Peak))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | **%d** | %s | %.2f%% | %s | %.2fs |\n",
+			modelName(paths[i]), tensorCounts(paths[i]), r.Buffers, g, auto.Peak, benchmarks.BoundText(r.LowerBound),
+			r.Gap(auto), auto.Status, auto.Elapsed.Seconds())
+	}
+	return b.Bytes(), nil
+}
+
+// modelName is the file name, with the folder for files outside the shared
+// models (the repository's examples).
+func modelName(path string) string {
+	if strings.Contains(path, "shared/models") {
+		return filepath.Base(path)
+	}
+	return path
+}
