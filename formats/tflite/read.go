@@ -156,7 +156,8 @@ func Decode(data []byte, name string) (m *Model, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if re, ok := r.(runtime.Error); ok {
-				m, err = nil, &model.InputError{File: name, Msg: "malformed flatbuffer: " + re.Error()}
+				m, err = nil, &model.InputError{File: name, Msg: fmt.Sprintf(
+					"truncated or corrupted flatbuffer: an offset points outside the %d-byte file (%v)", len(data), re)}
 				return
 			}
 			panic(r)
