@@ -42,22 +42,17 @@ func explain(ctx context.Context, e *env, w io.Writer, path string, p *model.Pro
 		sep := opt
 		sep.Progress, sep.Capacity = nil, 0
 		sep.TimeLimit = opt.TimeLimit / time.Duration(max(len(rep.Separate), 1))
-		if err := rep.PlanSeparately(func(q *model.Problem) (int64, error) {
+		peak := func(q *model.Problem) (int64, error) {
 			r, err := solve.Solve(ctx, q, sep)
 			if err != nil {
 				return 0, err
 			}
 			return r.Peak, nil
-		}); err != nil {
+		}
+		if err := rep.PlanSeparately(peak); err != nil {
 			return err
 		}
-		if err := rep.PlanReload(func(q *model.Problem) (int64, error) {
-			r, err := solve.Solve(ctx, q, sep)
-			if err != nil {
-				return 0, err
-			}
-			return r.Peak, nil
-		}); err != nil {
+		if err := rep.PlanReload(peak); err != nil {
 			return err
 		}
 		if err := rep.WriteText(w); err != nil {
