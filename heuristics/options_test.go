@@ -157,3 +157,36 @@ func TestPropertyOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestPropertyScratchGrowth fills random plans' scratch buffers with every
+// growth and placement option and checks every plan.
+func TestPropertyScratchGrowth(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 4))
+	greedy, _ := ByName("greedy-size")
+	checked := 0
+	for it := 0; it < 300; it++ {
+		p := randomProblem(r, 2+r.IntN(30))
+		for i := range p.Buffers {
+			if b := &p.Buffers[i]; r.IntN(3) == 0 && b.Alias == nil {
+				b.Kind = model.Scratch
+				b.End = b.Start + 1
+				b.Gaps = nil
+				if r.IntN(2) == 0 {
+					b.MaxSize = b.Size + int64(r.IntN(50))
+				}
+			}
+		}
+		if p.Validate() != nil {
+			continue
+		}
+		pl, err := greedy.Plan(context.Background(), p)
+		require.NoError(t, err)
+		checked++
+		for _, opt := range []ScratchOptions{{GrowBottom: true}, {GrowBottom: true, Top: true}, {GrowBottom: true, NoElastic: true}} {
+			got, err := FillScratch(p, pl, opt)
+			require.NoError(t, err)
+			require.NoError(t, checkPlan(p, got), "instance %d, %+v", it, opt)
+		}
+	}
+	require.Greater(t, checked, 150, "instances that validated")
+}
