@@ -50,6 +50,10 @@ type Options struct {
 	// Threads and Seed above override theirs.
 	BnB bnb.Options
 	SAT encode.Options
+	// Scratch configures the scratch gap-filling pass run on the final
+	// plan (heuristics.FillScratch). The planners' own knobs travel in the
+	// context (heuristics.WithSettings).
+	Scratch heuristics.ScratchOptions
 }
 
 // Methods lists the method names Solve accepts besides planner names.
@@ -324,7 +328,7 @@ func (s *solver) fillScratch() error {
 	// stats.engines.scratch_pass says.
 	ctx, cancel := s.passContext()
 	defer cancel()
-	filled, err := heuristics.FillScratchContext(ctx, s.p, s.res.Plan, heuristics.ScratchOptions{})
+	filled, err := heuristics.FillScratchContext(ctx, s.p, s.res.Plan, s.opt.Scratch)
 	if err != nil && ctx.Err() != nil {
 		s.res.Stats.engine("scratch_pass", "stopped at the time limit: scratch buffers keep the engines' placement")
 		return nil
