@@ -92,6 +92,7 @@ func TestCodeStoredOnce(t *testing.T) {
 	assert.Equal(t, model.Weight, bufOf(t, p, "a/w").Kind, "a weight of the same hash stays apart")
 	assert.Len(t, r.SharedWeights, 2)
 	assert.Equal(t, int64(128), r.WeightBytesSaved)
+	assert.Equal(t, int64(128), r.WeightBytes, "one code stream and one weight stored")
 	// reloaded and different: each model's code lives while it runs
 	p, _ = build(t, reloading(`{"alignment": 1, "models": [`+model1("m1", "s1")+`,`+model1("m2", "s2")+`]}`))
 	c1, c2 := bufOf(t, p, "m1/cmd"), bufOf(t, p, "m2/cmd")
