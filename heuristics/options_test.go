@@ -190,3 +190,22 @@ func TestPropertyScratchGrowth(t *testing.T) {
 	}
 	require.Greater(t, checked, 150, "instances that validated")
 }
+
+// FuzzStripByName: any name either is rejected or spells an order that
+// plans and names itself back.
+func FuzzStripByName(f *testing.F) {
+	for _, s := range []string{"strip-size", "strip-size-x-overlap", "strip-lifetime-asc-size-plus-area", "strip-size-per-", "strip--"} {
+		f.Add(s)
+	}
+	p := bufs([3]int64{0, 3, 4}, [3]int64{1, 2, 0}, [3]int64{2, 5, 3})
+	f.Fuzz(func(t *testing.T, name string) {
+		s, ok := StripByName(name)
+		if !ok {
+			return
+		}
+		require.Equal(t, name, s.Name())
+		pl, err := s.Plan(context.Background(), p)
+		require.NoError(t, err)
+		require.NoError(t, checkPlan(p, pl))
+	})
+}
