@@ -54,6 +54,11 @@ type Options struct {
 	// plan (heuristics.FillScratch). The planners' own knobs travel in the
 	// context (heuristics.WithSettings).
 	Scratch heuristics.ScratchOptions
+	// FreeListTiers, when set, splits a multi-pool problem's buffers over
+	// the pools as this free-list planner's sweep over the whole problem
+	// places them (FillFast: fill the fast pool, then fall to the slow
+	// one), instead of by priority; each pool is then planned as usual.
+	FreeListTiers *heuristics.FreeList
 }
 
 // Methods lists the method names Solve accepts besides planner names.

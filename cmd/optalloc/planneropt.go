@@ -43,6 +43,14 @@ var plannerOpts = []struct {
 		"largest": func(f *heuristics.FreeList) { f.OpOrder = false },
 		"op":      func(f *heuristics.FreeList) { f.OpOrder = true },
 	})},
+	{"freelist.tiers", "off|reuse-first|fill-fast", "with several pools, split the buffers over them as the free-list sweep places them — free blocks of every pool before fresh memory, or each pool filled (reuse, then fresh memory) before the next, as seed 000 — instead of by priority (off)", func(s *plannerSettings, v string) error {
+		switch v {
+		case "off", "reuse-first", "fill-fast":
+			s.tiers = v
+			return nil
+		}
+		return fmt.Errorf("%q is not one of fill-fast, off, reuse-first", v)
+	}},
 	{"strip.rounds", "N", "re-ordering rounds of the strip-* planners (64)", func(s *plannerSettings, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -84,6 +92,7 @@ type plannerSettings struct {
 	h           heuristics.Settings
 	scratch     heuristics.ScratchOptions
 	slowScratch bool
+	tiers       string // freelist.tiers
 }
 
 func (s *plannerSettings) freeList() *heuristics.FreeList {
@@ -169,6 +178,10 @@ func applyPlannerOpts(ctx context.Context, fs *pflag.FlagSet, p *model.Problem, 
 		}
 	}
 	opt.Scratch = s.scratch
+	if s.tiers == "reuse-first" || s.tiers == "fill-fast" {
+		s.freeList().FillFast = s.tiers == "fill-fast"
+		opt.FreeListTiers = s.h.FreeList
+	}
 	if s.slowScratch {
 		*p = *heuristics.SlowScratch(p)
 	}

@@ -102,3 +102,21 @@ func TestPlannerOptScratchPools(t *testing.T) {
 		}
 	}
 }
+
+// TestPlannerOptFreeListTiers: freelist.tiers makes the free-list sweep
+// split the buffers over the pools (split.method "freelist").
+func TestPlannerOptFreeListTiers(t *testing.T) {
+	for _, c := range []struct{ mode, method string }{{"off", "heuristic"}, {"reuse-first", "freelist"}, {"fill-fast", "freelist"}} {
+		code, stdout, stderr := cli(t, "", "plan", "../../examples/resnet18.graph.json", "--pool", "sram:1MiB", "--pool", "dram:0",
+			"--method", "heuristic", "--threads", "1", "--json", "--quiet", "--planner-opt", "freelist.tiers="+c.mode)
+		require.Equal(t, 0, code, stderr)
+		var j struct {
+			Split struct{ Method string } `json:"split"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &j))
+		require.Equal(t, c.method, j.Split.Method, c.mode)
+	}
+	code, _, stderr := cli(t, "", "plan", "../../examples/tiny-cnn.csv", "--planner-opt", "freelist.tiers=fast")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, `"fast" is not one of fill-fast, off, reuse-first`)
+}
