@@ -14,7 +14,8 @@ func init() {
 
 // FreeList is the free-list planner of seed patent 000. It walks time in
 // order: at a buffer's start it allocates, at its end it releases (releases
-// first when both happen at one time; among starts, larger first). Free
+// first when both happen at one time; among starts, larger first, or in
+// input order with OpOrder). Free
 // blocks are kept sorted by size (a treap) and by address (maps), so every
 // step is O(log F): the planner is O(n log n) and scales to millions of
 // buffers. Allocation rules, each behind a knob:
@@ -22,8 +23,8 @@ func init() {
 //  1. a request of at most ReuseThreshold bytes goes straight to fresh
 //     memory (no fragments from tiny tensors);
 //  2. an equal free block is reused;
-//  3. otherwise the smallest larger block is split, the remainder going back
-//     to the free list;
+//  3. otherwise the smallest larger block is split (the largest with
+//     SplitLargest), the remainder going back to the free list;
 //  4. if only smaller blocks exist and the largest sits at the end of the
 //     arena, it is taken and extended with fresh memory (10 requested,
 //     blocks of 2 and 4 free with the 4 at the end: take 4, extend by 6);
@@ -31,7 +32,9 @@ func init() {
 //
 // Release coalesces the block with adjacent free blocks. With several pools
 // (tiers), reuse is tried in each allowed pool in rank order, then fresh
-// memory comes from the first pool that still has capacity, then the next;
+// memory comes from the first pool that still has capacity, then the next
+// (with FillFast each pool in rank order is tried whole — reuse, then
+// fresh memory within its capacity — before the next);
 // a buffer no pool can hold goes to fresh memory of its last allowed pool
 // (over capacity: the plan is then rejected by verify as infeasible).
 // Pinned buffers are reserved for the whole run (conservative), and the
@@ -45,6 +48,16 @@ type FreeList struct {
 	NoSplit        bool // disable rule 3
 	NoExtend       bool // disable rule 4
 	NoCoalesce     bool // release without merging adjacent free blocks
+	// SplitLargest splits the largest free block that holds a request
+	// (rule 3, as seed 000 does) instead of the smallest.
+	SplitLargest bool
+	// OpOrder takes buffers starting at the same time in input (op)
+	// order, as seed 000 does, instead of largest first.
+	OpOrder bool
+	// FillFast fills a faster pool — reuse, then fresh memory within its
+	// capacity — before it tries a slower one; by default every allowed
+	// pool's free blocks are tried before fresh memory in any pool.
+	FillFast bool
 }
 
 // Name implements Planner.
@@ -85,8 +98,11 @@ func (a *arena) del(lo, hi int64) {
 
 func (a *arena) fits(end int64) bool { return a.cap == 0 || end <= a.cap }
 
-// Plan implements Planner.
+// Plan implements Planner. Settings.FreeList in ctx replaces f's knobs.
 func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, error) {
+	if st := settingsOf(ctx); st != nil && st.FreeList != nil {
+		f = st.FreeList
+	}
 	in, err := newInstance(ctx, p)
 	if err != nil {
 		return nil, err
@@ -159,7 +175,7 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 			}
 			return 1
 		}
-		if a.open && its[a.k].size != its[b.k].size {
+		if a.open && !f.OpOrder && its[a.k].size != its[b.k].size {
 			return cmp.Compare(its[b.k].size, its[a.k].size)
 		}
 		return int(a.k - b.k)
@@ -194,25 +210,50 @@ func (f *FreeList) allocate(in *instance, k int, allowed []int, ar []*arena) (in
 		}
 		return nil
 	}
-	if it.size > f.ReuseThreshold {
-		for _, q := range allowed {
+	// fresh takes fresh memory at the top of pool q when it fits, or
+	// anyway in the last pool
+	fresh := func(i, q int) (int64, bool) {
+		a := ar[q]
+		o := it.up(a.top)
+		if !a.fits(o+it.size) && i < len(allowed)-1 {
+			return 0, false
+		}
+		a.add(a.top, o, !f.NoCoalesce)
+		a.top = o + it.size
+		return o, true
+	}
+	reuse := it.size > f.ReuseThreshold
+	if f.FillFast {
+		for i, q := range allowed {
 			if err := target(q); err != nil {
 				return 0, 0, err
 			}
-			if o, ok := f.reuse(it, ar[q]); ok {
+			if reuse {
+				if o, ok := f.reuse(it, ar[q]); ok {
+					return q, o, nil
+				}
+			}
+			if o, ok := fresh(i, q); ok {
 				return q, o, nil
 			}
+		}
+	}
+	for _, q := range allowed {
+		if !reuse {
+			break
+		}
+		if err := target(q); err != nil {
+			return 0, 0, err
+		}
+		if o, ok := f.reuse(it, ar[q]); ok {
+			return q, o, nil
 		}
 	}
 	for i, q := range allowed {
 		if err := target(q); err != nil {
 			return 0, 0, err
 		}
-		a := ar[q]
-		o := it.up(a.top)
-		if a.fits(o+it.size) || i == len(allowed)-1 {
-			a.add(a.top, o, !f.NoCoalesce)
-			a.top = o + it.size
+		if o, ok := fresh(i, q); ok {
 			return q, o, nil
 		}
 	}
@@ -221,24 +262,12 @@ func (f *FreeList) allocate(in *instance, k int, allowed []int, ar []*arena) (in
 
 // reuse applies rules 2–4 in one arena.
 func (f *FreeList) reuse(it *item, a *arena) (int64, bool) {
-	// rules 2 and 3: the smallest block ≥ size that holds the aligned item
-	for n := a.bySize.ceil(it.size, -1); n != nil; n = a.bySize.ceil(n.size, n.off+1) {
-		lo, hi := n.off, n.off+n.size
-		c := it.up(lo)
-		if c+it.size > hi {
-			continue
+	if f.SplitLargest {
+		if o, ok := f.reuseLargest(it, a); ok {
+			return o, true
 		}
-		exact := c == lo && n.size == it.size
-		if exact && f.NoExact {
-			continue
-		}
-		if !exact && f.NoSplit {
-			break
-		}
-		a.del(lo, hi)
-		a.add(lo, c, false)
-		a.add(c+it.size, hi, false)
-		return c, true
+	} else if o, ok := f.reuseSmallest(it, a); ok {
+		return o, true
 	}
 	// rule 4: the largest block sits at the end of the arena
 	if f.NoExtend {
@@ -255,4 +284,72 @@ func (f *FreeList) reuse(it *item, a *arena) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// take gives the item bytes [c, c+size) of the free block [lo, hi).
+func (a *arena) take(lo, hi, c, size int64) {
+	a.del(lo, hi)
+	a.add(lo, c, false)
+	a.add(c+size, hi, false)
+}
+
+// reuseSmallest applies rules 2 and 3: the smallest block ≥ size that holds
+// the aligned item.
+func (f *FreeList) reuseSmallest(it *item, a *arena) (int64, bool) {
+	for n := a.bySize.ceil(it.size, -1); n != nil; n = a.bySize.ceil(n.size, n.off+1) {
+		lo, hi := n.off, n.off+n.size
+		c := it.up(lo)
+		if c+it.size > hi {
+			continue
+		}
+		exact := c == lo && n.size == it.size
+		if exact && f.NoExact {
+			continue
+		}
+		if !exact && f.NoSplit {
+			break
+		}
+		a.take(lo, hi, c, it.size)
+		return c, true
+	}
+	return 0, false
+}
+
+// reuseLargest applies rules 2 and 3 the source's way: a block of exactly
+// the size if there is one (rule 2), else the largest block, split.
+func (f *FreeList) reuseLargest(it *item, a *arena) (int64, bool) {
+	if !f.NoExact {
+		if n := a.bySize.ceil(it.size, -1); n != nil && n.size == it.size && it.up(n.off) == n.off {
+			a.take(n.off, n.off+n.size, n.off, it.size)
+			return n.off, true
+		}
+	}
+	if f.NoSplit {
+		return 0, false
+	}
+	// the largest block that holds the aligned item (alignment may leave
+	// the largest short: then the next largest)
+	for n := a.bySize.max(); n != nil && n.size >= it.size; n = a.bySize.below(n.size, n.off) {
+		lo, hi := n.off, n.off+n.size
+		c := it.up(lo)
+		if c+it.size > hi || (f.NoExact && c == lo && n.size == it.size) {
+			continue
+		}
+		a.take(lo, hi, c, it.size)
+		return c, true
+	}
+	return 0, false
+}
+
+// below returns the largest key < (s, o), or nil.
+func (t *treap) below(s, o int64) *tnode {
+	var best *tnode
+	for n := t.root; n != nil; {
+		if keyLess(n.size, n.off, s, o) {
+			best, n = n, n.r
+		} else {
+			n = n.l
+		}
+	}
+	return best
 }

@@ -22,12 +22,16 @@ func Register(pl Planner) { registry = append(registry, pl) }
 // All returns every registered planner, in registration order.
 func All() []Planner { return append([]Planner(nil), registry...) }
 
-// ByName returns the planner with the given name.
+// ByName returns the planner with the given name: a registered one, or a
+// strip-packing planner with any order its name spells (StripByName).
 func ByName(name string) (Planner, bool) {
 	for _, pl := range registry {
 		if pl.Name() == name {
 			return pl, true
 		}
+	}
+	if s, ok := StripByName(name); ok {
+		return s, true
 	}
 	return nil, false
 }

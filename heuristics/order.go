@@ -3,6 +3,7 @@ package heuristics
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -46,32 +47,128 @@ func score(its []item, f func(*item) float64) []float64 {
 	return out
 }
 
-// parseKeys turns an order spec into score vectors. The spec is metric
-// names joined by "," (lexicographic: the first decides, later ones break
-// ties) or "*" (product of the metrics). Ties left after the spec are broken
-// by size, then lifetime, then start, then input order.
+// parseKeys turns an order spec into score vectors. The spec is parts
+// joined by "," (lexicographic: the first decides, later ones break ties).
+// A part is a sum ("+") of terms, a term a product ("*") or ratio ("/") of
+// metric names, read left to right; a part ending in ":asc" places lower
+// scores first. The terms of a sum are each divided by their largest value
+// over the items (size+lifetime adds two numbers in [0, 1]: bytes and time
+// steps have no common unit); products and ratios order the same at any
+// scale. x/0 is +Inf when x > 0 and 0 when x is 0. Ties left after the spec
+// are broken by size, then lifetime, then start, then input order.
 func parseKeys(spec string, its []item) ([][]float64, error) {
 	var keys [][]float64
 	for _, part := range strings.Split(spec, ",") {
-		var prod []float64
-		for _, name := range strings.Split(part, "*") {
-			m, ok := metrics[name]
-			if !ok {
-				return nil, fmt.Errorf("unknown order metric %q", name)
+		asc := false
+		if p, ok := strings.CutSuffix(part, ":asc"); ok {
+			part, asc = p, true
+		}
+		terms := strings.Split(part, "+")
+		var sum []float64
+		for _, term := range terms {
+			t, err := termScore(term, its)
+			if err != nil {
+				return nil, err
 			}
-			s := m(its)
-			if prod == nil {
-				prod = s
+			if len(terms) > 1 {
+				normalise(t)
+			}
+			if sum == nil {
+				sum = t
 				continue
 			}
-			for k := range prod {
-				prod[k] *= s[k]
+			for k := range sum {
+				sum[k] += t[k]
 			}
 		}
-		keys = append(keys, prod)
+		for k := range sum {
+			if math.IsNaN(sum[k]) { // Inf·0 in a product
+				sum[k] = 0
+			}
+			if asc {
+				sum[k] = -sum[k]
+			}
+		}
+		keys = append(keys, sum)
 	}
 	keys = append(keys, metrics["size"](its), metrics["lifetime"](its))
 	return keys, nil
+}
+
+// termScore scores a product/ratio of metric names, left to right.
+func termScore(term string, its []item) ([]float64, error) {
+	var out []float64
+	op := byte('*')
+	for term != "" {
+		i := strings.IndexAny(term, "*/")
+		name := term
+		if i >= 0 {
+			name = term[:i]
+		}
+		m, ok := metrics[name]
+		if !ok {
+			return nil, fmt.Errorf("unknown order metric %q (want %s, joined by \",\", \"+\", \"*\" or \"/\", a part may end in \":asc\")",
+				name, strings.Join(MetricNames(), ", "))
+		}
+		s := m(its)
+		switch {
+		case out == nil:
+			out = s
+		case op == '*':
+			for k := range out {
+				out[k] *= s[k]
+			}
+		default:
+			for k := range out {
+				out[k] = ratio(out[k], s[k])
+			}
+		}
+		if i < 0 {
+			break
+		}
+		op, term = term[i], term[i+1:]
+		if term == "" {
+			return nil, fmt.Errorf("order %q ends in an operator", name+string(op))
+		}
+	}
+	if out == nil {
+		return nil, fmt.Errorf("empty order metric")
+	}
+	return out, nil
+}
+
+func ratio(x, y float64) float64 {
+	switch {
+	case y != 0:
+		return x / y
+	case x > 0:
+		return math.Inf(1)
+	}
+	return 0
+}
+
+// normalise divides the scores by the largest absolute score (if not 0).
+func normalise(s []float64) {
+	var m float64
+	for _, v := range s {
+		m = max(m, math.Abs(v))
+	}
+	if m == 0 || math.IsInf(m, 0) {
+		return
+	}
+	for k := range s {
+		s[k] /= m
+	}
+}
+
+// MetricNames lists the metrics an order spec may name, sorted.
+func MetricNames() []string {
+	names := make([]string, 0, len(metrics))
+	for n := range metrics {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // orderBy sorts item indices by the keys, higher first, then by start and

@@ -18,6 +18,12 @@ type ScratchOptions struct {
 	// NoElastic grants elastic scratch only its minimum size, placed like
 	// fixed scratch.
 	NoElastic bool
+	// GrowBottom lets a scratch buffer that fits no gap grow the arena at
+	// the bottom — every other buffer of the pool moves up, the scratch
+	// buffer goes to offset 0 under the lowest buffer alive with it — when
+	// that raises the peak less than growing it at the top (seed 004
+	// grows either end). Not in a pool with pinned buffers.
+	GrowBottom bool
 }
 
 // FillScratch is the scratch gap-filling pass of seed patent 004, usable
@@ -35,8 +41,10 @@ type ScratchOptions struct {
 //     evenly among its buffers; each is granted Placement.Size in
 //     [Size, MaxSize], as much as its share holds;
 //  3. only a buffer that fits no gap grows the arena: it goes on top of
-//     the buffers it meets in time. When that crosses a bounded pool's
-//     capacity, the pool keeps the input plan's placements.
+//     the buffers it meets in time (or, with opt.GrowBottom, to offset 0
+//     with everything else moved up, when that grows the arena less).
+//     When that crosses a bounded pool's capacity, the pool keeps the
+//     input plan's placements.
 //
 // Every buffer stays in its pool. The other buffers occupy their exact
 // footprint (MiniMalloc gaps honoured: a scratch buffer may go into another
@@ -129,10 +137,17 @@ type scratchPool struct {
 	peak  int64
 	found []int32
 	spans []span
+	// shift is the step by which every buffer of the pool may move up
+	// together (the alignments' LCM) to grow the arena at the bottom; 0:
+	// not allowed.
+	shift int64
 }
 
 func fillPool(ctx context.Context, p *model.Problem, out *model.Plan, bufs, scratch []int, pool *model.Pool, opt ScratchOptions) error {
 	sp := &scratchPool{p: p, out: out, bufs: bufs}
+	if opt.GrowBottom {
+		sp.shift = shiftStep(p, bufs, pool)
+	}
 	pos := make(map[int]int, len(bufs))
 	isScratch := make(map[int]bool, len(scratch))
 	for _, i := range scratch {
@@ -265,12 +280,41 @@ func (sp *scratchPool) placeFixed(x int, g int64, top bool) {
 	}
 	if best < 0 {
 		// nothing fits: on top of the buffers live with it
+		lo := sp.peak
 		for _, b := range sp.spans {
-			hi = max(hi, b.hi)
+			hi, lo = max(hi, b.hi), min(lo, b.lo)
 		}
 		best = it.up(hi)
+		// or at the bottom, under the lowest of them, when that grows less
+		if sp.shift > 0 {
+			d := (g - lo + sp.shift - 1) / sp.shift * sp.shift
+			if d < max(0, best+g-sp.peak) {
+				for _, i := range sp.bufs {
+					sp.out.Placements[i].Offset += d
+				}
+				sp.peak += d
+				best = 0
+			}
+		}
 	}
 	sp.set(x, best, g)
+}
+
+// shiftStep is the LCM of the alignments of a pool's buffers: moving them
+// all up by a multiple keeps every offset aligned. 0 when a buffer is
+// pinned or the LCM passes 2^40.
+func shiftStep(p *model.Problem, bufs []int, pool *model.Pool) int64 {
+	l := pool.Alignment()
+	for _, i := range bufs {
+		b := &p.Buffers[i]
+		if b.Pin != nil {
+			return 0
+		}
+		if l = model.LCM(l, b.AlignmentIn(pool)); l > 1<<40 {
+			return 0
+		}
+	}
+	return l
 }
 
 // placeElastic grants a cluster of elastic buffers the largest gaps of
@@ -317,4 +361,57 @@ func (sp *scratchPool) placeElastic(ctx context.Context, cl []int) error {
 		sp.placeFixed(x, minSize(x), false)
 	}
 	return nil
+}
+
+// SlowScratch returns a copy of p in which scratch buffers that are not
+// latency-critical may not use the fastest pool (the lowest rank): seed
+// 004 keeps the fast pool for latency-critical scratch and activations,
+// where optalloc by default lets any scratch buffer compete for it. Only
+// scratch buffers without pools of their own and outside alias groups
+// change; with one pool, or when a buffer's pools would be empty, p's own
+// buffers are kept.
+func SlowScratch(p *model.Problem) *model.Problem {
+	pools := p.PoolList()
+	if len(pools) < 2 {
+		return p
+	}
+	fast := 0
+	for q := range pools {
+		if pools[q].Rank < pools[fast].Rank {
+			fast = q
+		}
+	}
+	var slow []string
+	for q := range pools {
+		if q != fast {
+			slow = append(slow, pools[q].Name)
+		}
+	}
+	slices.SortStableFunc(slow, func(a, b string) int {
+		return cmp.Compare(rankOf(pools, a), rankOf(pools, b))
+	})
+	parent := map[string]bool{}
+	for i := range p.Buffers {
+		if a := p.Buffers[i].Alias; a != nil {
+			parent[a.Parent] = true
+		}
+	}
+	q := *p
+	q.Buffers = slices.Clone(p.Buffers)
+	for i := range q.Buffers {
+		b := &q.Buffers[i]
+		if b.Kind == model.Scratch && !b.LatencyCritical && len(b.Pools) == 0 && b.Pin == nil && b.Alias == nil && !parent[b.ID] {
+			b.Pools = slow
+		}
+	}
+	return &q
+}
+
+func rankOf(pools []model.Pool, name string) int {
+	for _, q := range pools {
+		if q.Name == name {
+			return q.Rank
+		}
+	}
+	return 0
 }

@@ -146,3 +146,93 @@ func TestFillScratchContextGivesUp(t *testing.T) {
 		require.Equal(t, want, got, name)
 	}
 }
+
+// TestFillScratchGrowBottom: B [0,1) (2 bytes) @0 and A [0,3) (8) @2, peak
+// 10; scratch S (4) during [1,2) fits no gap (only [0,2) is free then).
+// On top it ends at 14; at the bottom the arena grows by 2 (A and B move
+// up by 2, S at 0) and ends at 12. With a gap of 1 at the bottom and 3 at
+// the top (A @1, peak 12 through C), the top grows less and is kept.
+func TestFillScratchGrowBottom(t *testing.T) {
+	type buf struct {
+		id              string
+		start, end, off int64
+		size            int64
+		scratch         bool
+	}
+	build := func(bs []buf, align int64) (*model.Problem, *model.Plan) {
+		p, pl := &model.Problem{}, &model.Plan{}
+		for _, b := range bs {
+			mb := model.Buffer{ID: b.id, Start: b.start, End: b.end, Size: b.size}
+			if b.scratch {
+				mb.Kind = model.Scratch
+			} else if b.id == "B" {
+				mb.Align = align
+			}
+			p.Buffers = append(p.Buffers, mb)
+			pl.Placements = append(pl.Placements, model.Placement{Offset: b.off, Size: b.size})
+		}
+		return p, pl
+	}
+	bottomWins := []buf{{"B", 0, 1, 0, 2, false}, {"A", 0, 3, 2, 8, false}, {"S", 1, 2, 0, 4, true}}
+	// B [0,1) (4, aligned) @0, A [0,3) (8) @4, peak 12; S (6) during [1,2).
+	alignCase := []buf{{"B", 0, 1, 0, 4, false}, {"A", 0, 3, 4, 8, false}, {"S", 1, 2, 0, 6, true}}
+	topWins := []buf{{"B", 0, 1, 0, 1, false}, {"A", 0, 3, 1, 8, false}, {"C", 2, 3, 9, 3, false}, {"S", 1, 2, 0, 4, true}}
+	cases := []struct {
+		name  string
+		bufs  []buf
+		align int64
+		opt   ScratchOptions
+		want  []int64
+		peak  int64
+	}{
+		{"top only", bottomWins, 1, ScratchOptions{}, []int64{0, 2, 10}, 14},
+		{"bottom grows 2, top 4", bottomWins, 1, ScratchOptions{GrowBottom: true}, []int64{2, 4, 0}, 12},
+		{"B aligned to 8: bottom would grow 8, top grows 6", alignCase, 8, ScratchOptions{GrowBottom: true}, []int64{0, 4, 12}, 18},
+		{"B aligned to 2: bottom grows 2", alignCase, 2, ScratchOptions{GrowBottom: true}, []int64{2, 6, 0}, 14},
+		{"top grows 1, bottom 3", topWins, 1, ScratchOptions{GrowBottom: true}, []int64{0, 1, 9, 9}, 13},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, pl := build(c.bufs, c.align)
+			got, err := FillScratch(p, pl, c.opt)
+			require.NoError(t, err)
+			require.Empty(t, verify.Check(p, got))
+			require.Equal(t, c.want, offsets(got))
+			require.Equal(t, c.peak, got.Peak(p))
+		})
+	}
+	// a pinned buffer in the pool: no bottom growth
+	p, pl := build(bottomWins, 1)
+	pin := int64(2)
+	p.Buffers[1].Pin = &pin
+	got, err := FillScratch(p, pl, ScratchOptions{GrowBottom: true})
+	require.NoError(t, err)
+	require.Equal(t, []int64{0, 2, 10}, offsets(got))
+}
+
+func TestSlowScratch(t *testing.T) {
+	p := &model.Problem{Pools: []model.Pool{{Name: "dram", Rank: 1}, {Name: "sram", Capacity: 100, Rank: 0}, {Name: "flash", Rank: 2}}}
+	for _, b := range []model.Buffer{
+		{ID: "act", Start: 0, End: 3, Size: 8},
+		{ID: "crit", Start: 1, End: 2, Size: 8, Kind: model.Scratch, LatencyCritical: true},
+		{ID: "plain", Start: 1, End: 2, Size: 8, Kind: model.Scratch},
+		{ID: "own", Start: 1, End: 2, Size: 8, Kind: model.Scratch, Pools: []string{"sram"}},
+	} {
+		p.Buffers = append(p.Buffers, b)
+	}
+	require.NoError(t, p.Validate())
+	q := SlowScratch(p)
+	require.NoError(t, q.Validate())
+	var pools [][]string
+	for _, b := range q.Buffers {
+		pools = append(pools, b.Pools)
+	}
+	require.Equal(t, [][]string{nil, nil, {"dram", "flash"}, {"sram"}}, pools)
+	require.Nil(t, p.Buffers[2].Pools, "the input problem is not changed")
+	pl, err := (&FreeList{}).Plan(context.Background(), q)
+	require.NoError(t, err)
+	require.Empty(t, verify.Check(q, pl))
+	require.Equal(t, "dram", q.PoolList()[pl.Placements[2].Pool].Name)
+	one := &model.Problem{Buffers: p.Buffers}
+	require.Same(t, one, SlowScratch(one))
+}

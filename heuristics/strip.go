@@ -18,8 +18,9 @@ func init() {
 
 // Strip is the strip-packing planner of seed patent 001. Buffers are
 // rectangles (time × bytes), sorted by a metric (size, lifetime, area,
-// overlap = sum of time shared with other buffers, or a lexicographic ","
-// or product "*" combination) and dropped bottom-left: each to the lowest
+// degree, overlap = sum of time shared with other buffers, start; combined
+// lexicographically by ",", by sum "+", product "*" or ratio "/", and a
+// part ending in ":asc" taken lowest first: see Order) and dropped bottom-left: each to the lowest
 // free offset among the placed rectangles it meets in time. The threshold
 // is the max-live bound. While the peak exceeds it, rectangles are
 // classified: high risk (ending above the threshold, and those overlapping
@@ -31,6 +32,11 @@ func init() {
 // (fixed point), after MaxIter rounds or when the work Budget is spent,
 // returning the best plan seen.
 type Strip struct {
+	// Order is the sort spec: parts joined by "," (the first decides,
+	// later ones break ties); a part is a sum of terms ("+", each term
+	// divided by its largest value), a term a product ("*") or ratio ("/")
+	// of metric names; ":asc" at the end of a part places low scores
+	// first. Example: "size/lifetime,start:asc".
 	Order string
 	// MaxIter caps the re-ordering rounds; 0 means 64.
 	MaxIter int
@@ -43,15 +49,69 @@ type Strip struct {
 	Budget float64
 }
 
-// Name implements Planner: "strip-" and the order with "," as "-" and "*"
-// as "-x-" (strip-size-lifetime, strip-size-x-overlap).
-func (s *Strip) Name() string {
-	o := strings.ReplaceAll(strings.ReplaceAll(s.Order, "*", "-x-"), ",", "-")
-	return "strip-" + o
+// stripOps spell the order's operators in a planner name.
+var stripOps = strings.NewReplacer(",", "-", "*", "-x-", "+", "-plus-", "/", "-per-", ":asc", "-asc")
+
+// Name implements Planner: "strip-" and the order with "," as "-", "*" as
+// "-x-", "+" as "-plus-", "/" as "-per-" and ":asc" as "-asc"
+// (strip-size-lifetime, strip-size-x-overlap, strip-size-per-lifetime,
+// strip-lifetime-asc-size). ByName accepts any such name.
+func (s *Strip) Name() string { return "strip-" + stripOps.Replace(s.Order) }
+
+// StripByName returns the Strip planner a name spells (the inverse of
+// Name), or false when the name is not a valid strip order.
+func StripByName(name string) (*Strip, bool) {
+	rest, ok := strings.CutPrefix(name, "strip-")
+	if !ok || rest == "" {
+		return nil, false
+	}
+	var b strings.Builder
+	metricLast := false
+	for _, tok := range strings.Split(rest, "-") {
+		switch tok {
+		case "x", "plus", "per":
+			if !metricLast {
+				return nil, false
+			}
+			b.WriteString(map[string]string{"x": "*", "plus": "+", "per": "/"}[tok])
+			metricLast = false
+		case "asc":
+			if !metricLast {
+				return nil, false
+			}
+			b.WriteString(":asc")
+		default:
+			if _, ok := metrics[tok]; !ok {
+				return nil, false
+			}
+			if b.Len() > 0 && (metricLast || strings.HasSuffix(b.String(), ":asc")) {
+				b.WriteByte(',')
+			}
+			b.WriteString(tok)
+			metricLast = true
+		}
+	}
+	s := &Strip{Order: b.String()}
+	if _, err := parseKeys(s.Order, nil); err != nil || s.Name() != name {
+		return nil, false
+	}
+	return s, true
 }
 
-// Plan implements Planner.
+// Plan implements Planner. Settings in ctx (StripRounds, StripBudget,
+// StripNoReorder) override the planner's own fields.
 func (s *Strip) Plan(ctx context.Context, p *model.Problem) (*model.Plan, error) {
+	if st := settingsOf(ctx); st != nil {
+		c := *s
+		if st.StripRounds > 0 {
+			c.MaxIter = st.StripRounds
+		}
+		if st.StripBudget > 0 {
+			c.Budget = st.StripBudget
+		}
+		c.NoReorder = c.NoReorder || st.StripNoReorder
+		s = &c
+	}
 	return perPool(ctx, p, s.plan)
 }
 

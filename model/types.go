@@ -13,10 +13,14 @@ const (
 	Input      Kind = "input"
 	Output     Kind = "output"
 	Weight     Kind = "weight"
+	// Code is an instruction stream (an NPU command stream, compiled
+	// kernels): a constant like a weight; model graphs store identical
+	// code once across models.
+	Code Kind = "code"
 )
 
 // Kinds lists the valid kinds in a fixed order.
-var Kinds = []Kind{Activation, Scratch, Input, Output, Weight}
+var Kinds = []Kind{Activation, Scratch, Input, Output, Weight, Code}
 
 // Gap is a time window [Start, End) inside a buffer's lifetime during which
 // the buffer is absent (Window false) or occupies only the bytes [Lo, Hi) of

@@ -50,6 +50,15 @@ type Options struct {
 	// Threads and Seed above override theirs.
 	BnB bnb.Options
 	SAT encode.Options
+	// Scratch configures the scratch gap-filling pass run on the final
+	// plan (heuristics.FillScratch). The planners' own knobs travel in the
+	// context (heuristics.WithSettings).
+	Scratch heuristics.ScratchOptions
+	// FreeListTiers, when set, splits a multi-pool problem's buffers over
+	// the pools as this free-list planner's sweep over the whole problem
+	// places them (FillFast: fill the fast pool, then fall to the slow
+	// one), instead of by priority; each pool is then planned as usual.
+	FreeListTiers *heuristics.FreeList
 }
 
 // Methods lists the method names Solve accepts besides planner names.
@@ -324,7 +333,7 @@ func (s *solver) fillScratch() error {
 	// stats.engines.scratch_pass says.
 	ctx, cancel := s.passContext()
 	defer cancel()
-	filled, err := heuristics.FillScratchContext(ctx, s.p, s.res.Plan, heuristics.ScratchOptions{})
+	filled, err := heuristics.FillScratchContext(ctx, s.p, s.res.Plan, s.opt.Scratch)
 	if err != nil && ctx.Err() != nil {
 		s.res.Stats.engine("scratch_pass", "stopped at the time limit: scratch buffers keep the engines' placement")
 		return nil

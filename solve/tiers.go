@@ -164,6 +164,13 @@ func (s *solver) solveTiers(ctx context.Context) error {
 	}
 	sctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
+	if s.opt.FreeListTiers != nil { // the free list's own split (freelisttiers.go)
+		var err error
+		if left, err = s.freeListSplit(sctx, left, assigned, split); err != nil {
+			return err
+		}
+		order = nil
+	}
 	for n, k := range order {
 		var cand, rest []*group
 		for _, g := range left {

@@ -37,7 +37,7 @@ type Options struct {
 var (
 	kindColors = map[model.Kind]string{
 		model.Activation: "#4e79a7", model.Scratch: "#f28e2b", model.Input: "#59a14f",
-		model.Output: "#e15759", model.Weight: "#b07aa1",
+		model.Output: "#e15759", model.Weight: "#b07aa1", model.Code: "#9c755f",
 	}
 	cycle = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
 		"#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}

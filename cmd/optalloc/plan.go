@@ -77,6 +77,7 @@ func planFlags(fs *pflag.FlagSet) {
 	fs.Int("threads", 0, "concurrent workers (0 = all cores)")
 	fs.Int64("seed", 1, "seed for randomised planners: same input, flags and seed give the same plan")
 	layoutFlags(fs, true)
+	plannerOptFlag(fs)
 	for _, f := range pruneFlags {
 		fs.Bool(f.name, false, f.usage)
 	}
@@ -197,6 +198,9 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		if on, _ := fs.GetBool(f.name); on {
 			f.set(&opt)
 		}
+	}
+	if ctx, err = applyPlannerOpts(ctx, fs, p, &opt); err != nil {
+		return err
 	}
 	if orders, _ := fs.GetStringSlice("bnb-orders"); len(orders) > 0 {
 		if err := bnb.CheckOrders(orders); err != nil {

@@ -37,6 +37,10 @@ func FuzzRead(f *testing.F) {
 	f.Add(`{"schedule": "concurrent", "models": [{"name": "a", "tensors": [{"name": "x", "bytes": 4, "kind": "input"}], "ops": [{"name": "f", "type": "R", "inputs": ["x"]}]},
 	 {"name": "b", "tensors": [{"name": "x", "bytes": 4, "kind": "input"}, {"name": "y", "bytes": 4, "kind": "output"}],
 	  "ops": [{"name": "f", "type": "Split", "inputs": ["x"], "outputs": ["y"], "scratch": [{"min_size": 3}]}]}]}`)
+	f.Add(`{"schedule": "concurrent", "models": [{"name": "a", "tensors": [{"name": "x", "bytes": 4, "kind": "input"}, {"name": "c", "bytes": 8, "kind": "code", "hash": "h"}],
+	 "ops": [{"name": "f", "type": "R", "inputs": ["x", "c"], "scratch": [{"size": 3}, {"size": 9, "shares": "scratch0"}, {"name": "t", "size": 1, "shares": "scratch1"}]}]},
+	 {"name": "b", "tensors": [{"name": "x", "bytes": 4, "kind": "input"}, {"name": "c", "bytes": 8, "kind": "code", "hash": "h"}],
+	  "ops": [{"name": "f", "type": "R", "inputs": ["x", "c"]}]}]}`)
 	f.Fuzz(func(t *testing.T, src string) {
 		p, rep, err := graph.Read(strings.NewReader(src), "fuzz.graph.json")
 		if err != nil {

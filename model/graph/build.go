@@ -192,22 +192,32 @@ func (b *builder) stages(f *File, infos []*minfo, byName map[string]int) ([][]in
 	return out, nil
 }
 
-// weightKey identifies a weight's content: its hash or its data, with its
-// size; "" when it has neither.
+// weightKey identifies a weight's or code tensor's content: its hash or
+// its data, with its size (and "code:" before a code tensor's key: code and
+// weights are never merged); "" when it has neither.
 func (b *builder) weightKey(ti *tinfo) (string, error) {
+	kind := ""
+	if ti.kind == model.Code {
+		kind = "code:"
+	}
 	switch {
 	case ti.t.Hash != "":
-		return fmt.Sprintf("hash:%s/%d", ti.t.Hash, ti.bytes), nil
+		return fmt.Sprintf("%shash:%s/%d", kind, ti.t.Hash, ti.bytes), nil
 	case ti.t.Data != "":
 		raw, err := base64.StdEncoding.DecodeString(ti.t.Data)
 		if err != nil {
-			return "", b.errf(ti.t.Line, "weight %q: data is not base64: %v", ti.t.Name, err)
+			return "", b.errf(ti.t.Line, "%s %q: data is not base64: %v", ti.kind, ti.t.Name, err)
 		}
 		if int64(len(raw)) != ti.bytes {
-			return "", b.errf(ti.t.Line, "weight %q: data has %d bytes, its size is %d", ti.t.Name, len(raw), ti.bytes)
+			return "", b.errf(ti.t.Line, "%s %q: data has %d bytes, its size is %d", ti.kind, ti.t.Name, len(raw), ti.bytes)
 		}
 		sum := sha256.Sum256(raw)
-		return fmt.Sprintf("data:%s/%d", hex.EncodeToString(sum[:]), ti.bytes), nil
+		return fmt.Sprintf("%sdata:%s/%d", kind, hex.EncodeToString(sum[:]), ti.bytes), nil
 	}
 	return "", nil
 }
+
+// constant reports whether a tensor kind holds constant bytes (weights and
+// code): no op produces them, they live over their model's whole run (or
+// resident over every model's), and identical ones are stored once.
+func constant(k model.Kind) bool { return k == model.Weight || k == model.Code }

@@ -91,7 +91,7 @@ func (b *builder) checkModel(m *Model, name string) (*minfo, error) {
 			}
 			seen[out] = true
 			ti := &mi.tensors[k]
-			if ti.kind == model.Input || ti.kind == model.Weight {
+			if ti.kind == model.Input || constant(ti.kind) {
 				return nil, b.errf(o.Line, "%sop %q produces %q, which is a graph %s (only activations and outputs are produced by ops)", where, o.Name, out, ti.kind)
 			}
 			if ti.producer >= 0 {
@@ -113,7 +113,7 @@ func (b *builder) checkModel(m *Model, name string) (*minfo, error) {
 			}
 			ti := &mi.tensors[k]
 			switch {
-			case ti.kind == model.Input || ti.kind == model.Weight:
+			case ti.kind == model.Input || constant(ti.kind):
 			case ti.producer < 0:
 				return nil, b.errf(o.Line, "%sop %q uses tensor %q, which no op produces (declare it kind \"input\" or \"weight\", or add its producer)", where, o.Name, in)
 			case ti.producer == i:
@@ -151,11 +151,13 @@ func (b *builder) tensorSize(t *Tensor, ti *tinfo, where string) error {
 		ti.kind = model.Output
 	case "weight", "constant", "parameter":
 		ti.kind = model.Weight
+	case "code", "instructions":
+		ti.kind = model.Code
 	default:
-		return b.errf(t.Line, "%stensor %q: unknown kind %q (want input, output, weight or activation)", where, t.Name, t.Kind)
+		return b.errf(t.Line, "%stensor %q: unknown kind %q (want input, output, weight, code or activation)", where, t.Name, t.Kind)
 	}
-	if (t.Hash != "" || t.Data != "") && ti.kind != model.Weight {
-		return b.errf(t.Line, "%stensor %q: hash and data are only for weights", where, t.Name)
+	if (t.Hash != "" || t.Data != "") && !constant(ti.kind) {
+		return b.errf(t.Line, "%stensor %q: hash and data are only for weights and code", where, t.Name)
 	}
 	if t.Bytes != nil && *t.Bytes < 0 {
 		return b.errf(t.Line, "%stensor %q: bytes %d is negative", where, t.Name, *t.Bytes)

@@ -42,15 +42,21 @@
 // Tensor fields: name (unique in its model); the size as shape + dtype
 // (bool, int8, uint8, int16, uint16, float16, bfloat16, int32, uint32,
 // float32, int64, uint64, float64, complex64, complex128) or as bytes (or
-// both, when they agree); kind: "input", "output", "weight" or
-// "activation" (default); for weights an optional content hash or base64
-// data. Shapes are needed by the in-place rules and their checks.
+// both, when they agree); kind: "input", "output", "weight", "code" (an
+// instruction stream: an NPU command stream, compiled kernels; a constant
+// treated like a weight) or "activation" (default); for weights and code
+// an optional content hash or base64 data (identical content is stored
+// once across models; code is never merged with a weight). Shapes are
+// needed by the in-place rules and their checks.
 //
 // Op fields: name (unique), type, inputs, outputs, axis (Concat, Split;
 // negative counts from the end; Split defaults to 0), begin (Slice: one
 // start index per input dimension), scratch (a list of {name, size} for a
 // fixed size or {name, min_size, max_size} for a variable one; max_size
-// may be omitted), latency_critical (marks the op's scratch for the fast
+// may be omitted; "shares": "NAME" makes a fixed-size entry reuse the
+// bytes of another scratch entry of the same op, which it uses at another
+// moment: the linked entries become an alias chain, largest first, and
+// take the bytes of the largest), latency_critical (marks the op's scratch for the fast
 // pool; a scratch entry's own latency_critical overrides it). The list
 // order is the execution order (op i runs at step i) when it is one:
 // every op listed after the producers of its inputs. Otherwise an order is
@@ -79,7 +85,7 @@
 // reads lives on [p, p+1). Graph inputs live from step 0 (or from their
 // first reader when inputs_from_start is false); graph outputs to the end
 // of their model (or to their last reader when outputs_to_end is false);
-// weights for the whole timeline (see Several models). Scratch lives exactly during its
+// weights and code for the whole timeline (see Several models). Scratch lives exactly during its
 // op: [i, i+1). Declared tensors nobody produces or reads get no buffer.
 //
 // # In-place rules

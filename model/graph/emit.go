@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -137,7 +138,7 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 				continue
 			}
 			id := mi.prefix + ti.t.Name
-			if ti.kind == model.Weight {
+			if constant(ti.kind) {
 				key, err := b.weightKey(ti)
 				if err != nil {
 					return nil, err
@@ -172,7 +173,7 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 			if ti.parent >= 0 {
 				buf.Size = ti.bytes // a view covers its bytes; padding belongs to the parent
 			}
-			if ti.kind == model.Weight && b.resident(mi) {
+			if constant(ti.kind) && b.resident(mi) {
 				setLife(&buf, [][2]int64{whole})
 			} else {
 				setLife(&buf, l.intervals(ti.start, ti.end))
@@ -189,14 +190,22 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 		}
 		for i := range mi.m.Ops {
 			o := &mi.m.Ops[i]
+			bufs := make([]model.Buffer, len(o.Scratch))
+			variable := make([]bool, len(o.Scratch))
 			for s, sc := range o.Scratch {
-				buf, variable, err := b.scratch(mi, o, s, sc)
+				buf, v, err := b.scratch(mi, o, s, sc)
 				if err != nil {
 					return nil, err
 				}
 				buf.Align = align
 				setLife(&buf, l.intervals(int64(i), int64(i)+1))
-				if variable && sc.MaxSize == nil {
+				bufs[s], variable[s] = buf, v
+			}
+			if err := b.shareScratch(mi, o, bufs, variable); err != nil {
+				return nil, err
+			}
+			for s, buf := range bufs {
+				if variable[s] && o.Scratch[s].MaxSize == nil {
 					open = append(open, len(p.Buffers))
 				}
 				if err := add(buf); err != nil {
@@ -236,15 +245,78 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 // reloading.
 func (b *builder) resident(mi *minfo) bool { return !mi.m.ReloadWeights && !b.reloadAll }
 
-// scratch builds the buffer of scratch area s of op o (without lifetime).
-func (b *builder) scratch(mi *minfo, o *Op, s int, sc Scratch) (model.Buffer, bool, error) {
-	name := sc.Name
-	if name == "" {
-		name = "scratch"
-		if len(o.Scratch) > 1 {
-			name = fmt.Sprintf("scratch%d", s)
+// shareScratch turns the "shares" links among an op's scratch buffers into
+// aliases: each group of linked buffers becomes a chain, largest first,
+// every member at delta 0 inside the one before it (a chain, so that no two
+// members are unrelated siblings on the same bytes).
+func (b *builder) shareScratch(mi *minfo, o *Op, bufs []model.Buffer, variable []bool) error {
+	byName := map[string]int{}
+	for s := range bufs {
+		byName[scratchName(o, s)] = s
+	}
+	group := make([]int, len(bufs)) // union-find
+	for s := range group {
+		group[s] = s
+	}
+	find := func(s int) int {
+		for group[s] != s {
+			group[s], s = group[group[s]], group[s]
+		}
+		return s
+	}
+	linked := false
+	for s, sc := range o.Scratch {
+		if sc.Shares == "" {
+			continue
+		}
+		where := b.opWhere(mi, o) + ": scratch " + scratchName(o, s)
+		t, ok := byName[sc.Shares]
+		switch {
+		case !ok:
+			return b.errf(o.Line, "%s shares %q, which is not a scratch buffer of this op", where, sc.Shares)
+		case t == s:
+			return b.errf(o.Line, "%s shares itself", where)
+		}
+		for _, x := range []int{s, t} {
+			if variable[x] {
+				return b.errf(o.Line, "%s: scratch %s: shared scratch needs fixed sizes (size), not min_size/max_size", b.opWhere(mi, o), scratchName(o, x))
+			}
+		}
+		group[find(s)] = find(t)
+		linked = true
+	}
+	if !linked {
+		return nil
+	}
+	members := map[int][]int{}
+	for s := range bufs {
+		r := find(s)
+		members[r] = append(members[r], s)
+	}
+	for _, ms := range members {
+		slices.SortStableFunc(ms, func(x, y int) int { return cmp.Compare(bufs[y].Size, bufs[x].Size) })
+		for k := 1; k < len(ms); k++ {
+			bufs[ms[k]].Alias = &model.Alias{Parent: bufs[ms[k-1]].ID}
 		}
 	}
+	return nil
+}
+
+// scratchName is the name of scratch area s of op o: its own, else
+// "scratch" (or "scratchS" when the op has several).
+func scratchName(o *Op, s int) string {
+	switch {
+	case o.Scratch[s].Name != "":
+		return o.Scratch[s].Name
+	case len(o.Scratch) > 1:
+		return fmt.Sprintf("scratch%d", s)
+	}
+	return "scratch"
+}
+
+// scratch builds the buffer of scratch area s of op o (without lifetime).
+func (b *builder) scratch(mi *minfo, o *Op, s int, sc Scratch) (model.Buffer, bool, error) {
+	name := scratchName(o, s)
 	id := mi.prefix + o.Name + ":" + name
 	buf := model.Buffer{ID: id, Kind: model.Scratch, Line: o.Line, LatencyCritical: o.LatencyCritical}
 	if sc.LatencyCritical != nil {

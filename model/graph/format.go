@@ -138,6 +138,11 @@ type Scratch struct {
 	MaxSize *int64 `json:"max_size,omitempty"`
 	// LatencyCritical overrides the op's flag for this buffer.
 	LatencyCritical *bool `json:"latency_critical,omitempty"`
+	// Shares names another scratch buffer of the same op whose bytes this
+	// one reuses (the op uses them one after the other): the group of
+	// buffers linked by shares takes the bytes of its largest member.
+	// Fixed sizes only.
+	Shares string `json:"shares,omitempty"`
 }
 
 // Schedule says how the models run. Stages run one after another and share

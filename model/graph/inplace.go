@@ -269,7 +269,7 @@ func (b *builder) concat(mi *minfo, i int) error {
 		switch {
 		case d%b.align != 0:
 			b.skip(mi, o, "concat", ti.t.Name, "offset %d inside %q is not a multiple of the alignment %d", d, mi.tensors[out].t.Name, b.align)
-		case ti.producer < 0 || tr.producer < 0 || tr.kind == model.Input || tr.kind == model.Weight:
+		case ti.producer < 0 || tr.producer < 0 || tr.kind == model.Input || constant(tr.kind):
 			b.skip(mi, o, "concat", ti.t.Name, "not produced by an op (graph input or weight)")
 		case count(ins, in) > 1:
 			b.skip(mi, o, "concat", ti.t.Name, "appears more than once among the inputs")

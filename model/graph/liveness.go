@@ -10,13 +10,14 @@ import "github.com/optalloc/optalloc/model"
 //   - a graph output lives to the end of its model when OutputsToEnd;
 //   - a graph input lives from step 0 when InputsFromStart (else from its
 //     first reader) to its last reader + 1;
-//   - a weight lives on [0, steps): the whole run of its model.
+//   - a weight or code tensor lives on [0, steps): the whole run of its
+//     model.
 //
 // It returns false for a tensor that gets no buffer (declared, never used).
 func (b *builder) liveness(mi *minfo, k int) bool {
 	ti := &mi.tensors[k]
 	switch ti.kind {
-	case model.Weight:
+	case model.Weight, model.Code:
 		if ti.lastUse < 0 {
 			return false
 		}

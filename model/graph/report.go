@@ -21,13 +21,13 @@ type Report struct {
 	// CopyBytesRemoved sums the bytes the in-place rules no longer copy.
 	CopyBytesRemoved int64         `json:"copy_bytes_removed"`
 	SharedWeights    []WeightShare `json:"shared_weights,omitempty"`
-	// WeightBytesSaved is the bytes of weights not stored twice.
+	// WeightBytesSaved is the bytes of weights (and code) not stored twice.
 	WeightBytesSaved int64         `json:"weight_bytes_saved"`
 	Scratch          []ScratchInfo `json:"scratch,omitempty"`
 	// NaiveBytes is every tensor and scratch area in memory of its own: no
 	// reuse, no in-place, weights once per model.
 	NaiveBytes int64 `json:"naive_bytes"`
-	// WeightBytes is the bytes of weights stored (after sharing).
+	// WeightBytes is the bytes of weights and code stored (after sharing).
 	WeightBytes int64 `json:"weight_bytes"`
 	// MaxLive is the max-live lower bound of the whole problem.
 	MaxLive int64 `json:"max_live"`
@@ -99,7 +99,7 @@ type ScratchInfo struct {
 func (b *builder) summarise(p *model.Problem, infos []*minfo) error {
 	r := b.rep
 	for i := range p.Buffers {
-		if p.Buffers[i].Kind == model.Weight {
+		if constant(p.Buffers[i].Kind) {
 			r.WeightBytes += p.Buffers[i].Size
 		}
 	}
