@@ -63,6 +63,8 @@ type inferer struct {
 	// strip drops declared shapes of every tensor but graph inputs (tests
 	// compare inference with ONNX's).
 	strip bool
+	// noFold keeps constant-foldable tensors in the arena.
+	noFold bool
 	// reordered counts the graphs whose nodes were listed out of order.
 	reordered int
 	// ins and outs are each node's input and output values; bodyOuts
@@ -243,6 +245,9 @@ func (in *inferer) graph(g *Graph, sc *scope) error {
 			if o != nil {
 				v.elem, v.shape, v.known, v.ints, v.flts, v.weight = o.elem, o.shape, o.known, o.ints, o.flts, o.weight
 			}
+			if !in.noFold && folds(n, ins) {
+				v.weight = true
+			}
 			if vi := decl[name]; vi != nil {
 				elem, shape, known, _, err := in.declared(vi, false)
 				if err != nil {
@@ -285,4 +290,31 @@ func nodeName(n *Node) string {
 		return strconv.Quote(n.Name) + " (" + n.OpType + ")"
 	}
 	return "#" + strconv.Itoa(n.Index) + " (" + n.OpType + ")"
+}
+
+// folds reports whether a node's outputs are constants a runtime computes
+// once at load time (ONNX Runtime's constant folding): every input is a
+// weight, or the node reads only its input's static shape (Shape, Size).
+// Control flow and random operators never fold.
+func folds(n *Node, ins []*value) bool {
+	switch n.OpType {
+	case "Shape", "Size":
+		return len(ins) > 0 && ins[0] != nil && ins[0].known
+	case "If", "Loop", "Scan", "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Bernoulli", "Multinomial":
+		return false
+	}
+	if n.Domain != "" && n.Domain != "ai.onnx" {
+		return false
+	}
+	some := false
+	for _, v := range ins {
+		if v == nil {
+			continue
+		}
+		if !v.weight {
+			return false
+		}
+		some = true
+	}
+	return some
 }

@@ -34,6 +34,11 @@ type Options struct {
 	// Dims fixes symbolic dimensions: a dim_param name, or "INPUT:AXIS"
 	// for an unnamed dimension of graph input INPUT.
 	Dims map[string]int64
+	// NoFold keeps in the arena the tensors a runtime computes once at
+	// load time (outputs of nodes whose inputs are all weights, and of
+	// Shape and Size): by default they are weights, as ONNX Runtime's
+	// constant folding makes them.
+	NoFold bool
 }
 
 // ParseDim parses a NAME=VALUE dimension (the CLI's --dim).
@@ -55,7 +60,8 @@ func ParseDim(s string) (string, int64, error) {
 // Initializers, Constant outputs and views of them are weights, outside.
 type Arena struct {
 	Problem *model.Problem
-	// Weights counts initializers and Constant outputs (not planned).
+	// Weights counts initializers, Constant outputs and folded constants
+	// (not planned).
 	Weights int
 	// Views counts the buffers planned in place inside their input
 	// (Reshape, Flatten, Squeeze, Unsqueeze, Identity).
@@ -80,7 +86,7 @@ type Arena struct {
 // [first+1, last+2).
 func (m *Model) Arena(opt Options) (*Arena, error) {
 	in := &inferer{m: m, dims: opt.Dims, used: map[string]bool{}, taken: map[*Node]string{},
-		orders: map[*Graph][]*Node{}, ins: map[*Node][]*value{}, outs: map[*Node][]*value{}, bodyOuts: map[*Graph][]*value{}}
+		noFold: opt.NoFold, orders: map[*Graph][]*Node{}, ins: map[*Node][]*value{}, outs: map[*Node][]*value{}, bodyOuts: map[*Graph][]*value{}}
 	if in.dims == nil {
 		in.dims = map[string]int64{}
 	}
