@@ -229,6 +229,11 @@ func (in *inferer) graph(g *Graph, sc *scope) error {
 		if fatal, ok := why.(*inputError); ok {
 			return fatal
 		}
+		for k, o := range outs {
+			if o != nil && o.known && nonNegative(o.shape) != nil {
+				outs[k], why = nil, fmt.Errorf("inferred shape %v has a negative dimension", o.shape)
+			}
+		}
 		for k, name := range n.Outputs {
 			if name == "" {
 				continue

@@ -69,6 +69,10 @@ type Tensor struct {
 // maxValues bounds the elements of a tensor whose values are decoded.
 const maxValues = 1 << 12
 
+// maxFloats bounds the elements of a floating-point tensor whose values
+// are decoded (Resize's scales, Range's bounds).
+const maxFloats = 64
+
 // maxDepth bounds the nesting of control-flow graphs.
 const maxDepth = 64
 
@@ -358,6 +362,8 @@ func tensor(data []byte) (*Tensor, error) {
 	}
 	w := typeWidth(t.DataType)
 	switch {
+	case isFloat(t.DataType) && n > maxFloats:
+		// float weights: shape inference needs only short float lists
 	case raw != nil && w > 0 && int64(len(raw)) == n*w:
 		t.Ints, t.Floats = rawValues(t.DataType, raw, int(n))
 	case len(ints) == int(n) && isInt(t.DataType):

@@ -865,7 +865,7 @@ func (c *opCtx) gatherND() ([]*value, error) {
 		return nil, fmt.Errorf("bad indices rank %d", q)
 	}
 	last := idx.shape[q-1]
-	if int64(b)+last > int64(len(x.shape)) {
+	if last < 0 || int64(b)+last > int64(len(x.shape)) {
 		return nil, fmt.Errorf("indices' last dimension %d too large", last)
 	}
 	out := append(slices.Clone(idx.shape[:q-1]), x.shape[int64(b)+last:]...)
