@@ -227,8 +227,8 @@ func (c *opCtx) infer() ([]*value, error) {
 	return nil, fmt.Errorf("operator %s has no shape inference here (give its outputs' shapes in value_info)", op)
 }
 
-var unary = set("Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Cos", "Cosh", "Erf", "Exp",
-	"Floor", "Log", "Neg", "Reciprocal", "Relu", "Round", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign",
+var unary = set("Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Cos", "Cosh", "Erf", "Exp",
+	"Floor", "Log", "Reciprocal", "Relu", "Round", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign",
 	"Sqrt", "Tan", "Tanh", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Celu", "Gelu", "Mish",
 	"ThresholdedRelu", "Identity", "Dropout", "Clip", "Softmax", "LogSoftmax", "Hardmax", "LRN",
 	"InstanceNormalization", "LpNormalization", "MeanVarianceNormalization", "Shrink", "CumSum", "Trilu",

@@ -20,6 +20,11 @@ func init() {
 			out := shaped(to, x.shape)
 			if isInt(to) && x.ints != nil {
 				out = withInts(out, x.ints)
+			} else if isFloat(to) && x.ints != nil && len(x.ints) <= maxFloats {
+				out.flts = make([]float64, len(x.ints))
+				for i, v := range x.ints {
+					out.flts[i] = float64(v)
+				}
 			} else if isInt(to) && x.flts != nil {
 				v := make([]int64, len(x.flts))
 				for i, f := range x.flts {
@@ -360,6 +365,26 @@ func init() {
 			}
 			return []*value{shaped(s.elem, x.shape)}, nil
 		},
+		"RandomNormalLike":  (*opCtx).randomLike,
+		"RandomUniformLike": (*opCtx).randomLike,
+		"RandomNormal":      (*opCtx).random,
+		"RandomUniform":     (*opCtx).random,
+		"NegativeLogLikelihoodLoss": func(c *opCtx) ([]*value, error) {
+			x, err := c.input(0)
+			if err != nil {
+				return nil, err
+			}
+			tg, err := c.input(1)
+			if err != nil {
+				return nil, err
+			}
+			if c.str("reduction", "mean") == "none" {
+				return []*value{shaped(x.elem, tg.shape)}, nil
+			}
+			return []*value{shaped(x.elem, nil)}, nil
+		},
+		"Neg": (*opCtx).negate,
+		"Abs": (*opCtx).negate,
 		"NonZero": func(c *opCtx) ([]*value, error) {
 			return nil, fmt.Errorf("NonZero's output size depends on the data")
 		},
@@ -1102,4 +1127,40 @@ func gatherValues(vals, in, out []int64, index func(o, i []int64)) []int64 {
 		}
 	}
 	return res
+}
+
+func (c *opCtx) randomLike() ([]*value, error) {
+	x, err := c.input(0)
+	if err != nil {
+		return nil, err
+	}
+	return []*value{shaped(int32(c.int("dtype", int64(x.elem))), x.shape)}, nil
+}
+
+func (c *opCtx) random() ([]*value, error) {
+	s, ok := c.ints("shape")
+	if !ok {
+		return nil, fmt.Errorf("no shape")
+	}
+	return []*value{shaped(int32(c.int("dtype", int64(TypeFloat))), slices.Clone(s))}, nil
+}
+
+// negate: Neg and Abs, with small integer values folded.
+func (c *opCtx) negate() ([]*value, error) {
+	x, err := c.input(0)
+	if err != nil {
+		return nil, err
+	}
+	out := shaped(x.elem, x.shape)
+	if x.ints != nil {
+		v := make([]int64, len(x.ints))
+		for i, a := range x.ints {
+			v[i] = -a
+			if c.n.OpType == "Abs" && a >= 0 {
+				v[i] = a
+			}
+		}
+		out = withInts(out, v)
+	}
+	return []*value{out}, nil
 }
