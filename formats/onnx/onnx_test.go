@@ -281,3 +281,29 @@ func TestWeightsNotCopied(t *testing.T) {
 	assert.Equal(t, int64(4000), m.Graph.Nodes[4].Tensors["value"].Bytes)
 	assert.Equal(t, []int64{0, -1}, m.Graph.Initializers[1].Ints)
 }
+
+func TestElementSizes(t *testing.T) {
+	for _, tc := range []struct {
+		elem  int32
+		n     int64
+		bytes int64
+		ok    bool
+	}{
+		{TypeFloat, 3, 12, true}, {TypeDouble, 3, 24, true}, {TypeFloat16, 3, 6, true}, {TypeBFloat16, 3, 6, true},
+		{TypeInt8, 3, 3, true}, {TypeUint8, 3, 3, true}, {TypeBool, 3, 3, true}, {TypeInt16, 3, 6, true},
+		{TypeUint16, 3, 6, true}, {TypeInt32, 3, 12, true}, {TypeUint32, 3, 12, true}, {TypeInt64, 3, 24, true},
+		{TypeUint64, 3, 24, true}, {TypeComplex64, 3, 24, true}, {TypeComplex128, 3, 48, true},
+		{TypeFloat8E4M3FN, 3, 3, true}, {TypeFloat8E4M3FNZ, 3, 3, true}, {TypeFloat8E5M2, 3, 3, true},
+		{TypeFloat8E5M2FNZ, 3, 3, true}, {TypeFloat8E8M0, 3, 3, true},
+		{TypeInt4, 3, 2, true}, {TypeUint4, 4, 2, true}, {TypeFloat4E2M1, 5, 3, true},
+		{TypeString, 3, 0, false}, {TypeUndefined, 3, 0, false}, {99, 3, 0, false}, {TypeInt64, 1 << 61, 0, false},
+	} {
+		got, ok := tensorBytes(tc.elem, tc.n)
+		assert.Equal(t, tc.ok, ok, TypeName(tc.elem))
+		assert.Equal(t, tc.bytes, got, TypeName(tc.elem))
+	}
+	g := chain()
+	g.Node = append(g.Node, op("Cast", []string{"y"}, []string{"q"}, aint("to", 99)))
+	_, err := arenaOf(t, g, map[string]int64{"batch": 1})
+	require.ErrorContains(t, err, `tensor "q" (output 0 of node "q_op" (Cast)): element type type 99 has no fixed size`)
+}
