@@ -255,7 +255,6 @@ var arith = map[string]func(a, b int64) (int64, bool){
 	"Mod":        nil,
 	"Mean":       nil,
 	"BitShift":   nil,
-	"PRelu":      nil,
 	"BitwiseAnd": nil, "BitwiseOr": nil, "BitwiseXor": nil,
 }
 
@@ -268,7 +267,7 @@ var compare = map[string]func(a, b int64) bool{
 }
 
 func init() {
-	for _, op := range []string{"Pow", "Mod", "Mean", "BitShift", "PRelu", "BitwiseAnd", "BitwiseOr", "BitwiseXor"} {
+	for _, op := range []string{"Pow", "Mod", "Mean", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor"} {
 		arith[op] = func(a, b int64) (int64, bool) { return 0, false }
 	}
 }

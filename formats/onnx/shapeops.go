@@ -383,6 +383,14 @@ func init() {
 			}
 			return []*value{shaped(x.elem, nil)}, nil
 		},
+		"PRelu": func(c *opCtx) ([]*value, error) {
+			// the slope broadcasts to X (along the channel before opset 7)
+			x, err := c.input(0)
+			if err != nil {
+				return nil, err
+			}
+			return []*value{shaped(x.elem, x.shape)}, nil
+		},
 		"Neg": (*opCtx).negate,
 		"Abs": (*opCtx).negate,
 		"NonZero": func(c *opCtx) ([]*value, error) {
