@@ -157,7 +157,7 @@ func (c *opCtx) resize() ([]*value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return c.resized(x, sizes, true)
+		return c.resized(x, sizes)
 	case c.has(2):
 		s, err := c.input(2)
 		if err != nil {
@@ -192,7 +192,7 @@ func (c *opCtx) resize() ([]*value, error) {
 	return []*value{shaped(x.elem, out)}, nil
 }
 
-func (c *opCtx) resized(x *value, sizes []int64, _ bool) ([]*value, error) {
+func (c *opCtx) resized(x *value, sizes []int64) ([]*value, error) {
 	r := len(x.shape)
 	axes, _ := c.ints("axes")
 	out := slices.Clone(x.shape)
