@@ -317,7 +317,7 @@ func (c *opCtx) gather() ([]*value, error) {
 		return nil, err
 	}
 	if len(x.shape) == 0 {
-		return nil, fmt.Errorf("Gather from a scalar")
+		return nil, fmt.Errorf("the data input is a scalar")
 	}
 	a, err := axis(c.int("axis", 0), len(x.shape))
 	if err != nil {

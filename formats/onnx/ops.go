@@ -187,7 +187,7 @@ func (c *opCtx) constant() ([]*value, error) {
 		v.weight = true
 		return []*value{v}, nil
 	}
-	return nil, fmt.Errorf("Constant has no value attribute this reader understands (sparse_value?)")
+	return nil, fmt.Errorf("no value attribute this reader understands (sparse_value?)")
 }
 
 // infer dispatches on the operator type.

@@ -171,7 +171,7 @@ func init() {
 				return nil, err
 			}
 			if len(a.shape) != 2 || len(b.shape) != 2 {
-				return nil, fmt.Errorf("Gemm needs 2-D inputs, not %v and %v", a.shape, b.shape)
+				return nil, fmt.Errorf("inputs %v and %v are not 2-D", a.shape, b.shape)
 			}
 			m, n := a.shape[0], b.shape[1]
 			if c.int("transA", 0) != 0 {
@@ -332,7 +332,7 @@ func init() {
 				return nil, err
 			}
 			if len(k) != 1 {
-				return nil, fmt.Errorf("K has %d values", len(k))
+				return nil, fmt.Errorf("its K input has %d values", len(k))
 			}
 			shape := slices.Clone(x.shape)
 			shape[a] = k[0]
