@@ -21,6 +21,9 @@ func loadProblem(e *env, path string) (*model.Problem, error) {
 		}
 		return model.LoadBytes(data, "<stdin>")
 	}
+	if p, ok, err := loadONNX(e, path); ok {
+		return p, err
+	}
 	return model.Load(path)
 }
 

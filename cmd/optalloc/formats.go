@@ -3,5 +3,6 @@ package main
 // The model-file front ends register their suffixes with model.Load.
 import (
 	_ "github.com/optalloc/optalloc/formats/events"
+	_ "github.com/optalloc/optalloc/formats/onnx"
 	_ "github.com/optalloc/optalloc/formats/tflite"
 )

@@ -88,6 +88,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.SortFlags = false
 	fs.SetOutput(io.Discard)
 	c.flags(fs)
+	dimFlag(c, fs)
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			commandUsage(stdout, c, fs)

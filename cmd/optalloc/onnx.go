@@ -1,0 +1,48 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/optalloc/optalloc/formats/onnx"
+	"github.com/optalloc/optalloc/model"
+)
+
+// readsInputs names the commands that read problems, which take --dim.
+var readsInputs = map[string]bool{"plan": true, "bounds": true, "compare": true, "check": true, "verify": true, "viz": true}
+
+// dimFlag declares --dim on the commands that read inputs.
+func dimFlag(c *command, fs *pflag.FlagSet) {
+	if readsInputs[c.name] {
+		fs.StringArray("dim", nil, "ONNX inputs: fix a symbolic dimension, NAME=VALUE (repeatable). NAME is a dim_param, INPUT:AXIS for an unnamed dimension of graph input INPUT, or a scalar integer graph input whose value an If condition reads (e.g. --dim batch=1 --dim input:1=576 --dim sr=16000)")
+	}
+}
+
+// loadONNX reads a .onnx input with the --dim values; ok is false for
+// other inputs (model.Load reads them).
+func loadONNX(e *env, path string) (p *model.Problem, ok bool, err error) {
+	if !strings.HasSuffix(strings.ToLower(path), ".onnx") {
+		return nil, false, nil
+	}
+	dims := map[string]int64{}
+	if e.flags.Lookup("dim") != nil {
+		specs, _ := e.flags.GetStringArray("dim")
+		for _, s := range specs {
+			name, v, err := onnx.ParseDim(s)
+			if err != nil {
+				return nil, true, usageErr("%v", err)
+			}
+			dims[name] = v
+		}
+	}
+	m, err := onnx.ReadFile(path)
+	if err != nil {
+		return nil, true, err
+	}
+	a, err := m.Arena(onnx.Options{Dims: dims})
+	if err != nil {
+		return nil, true, err
+	}
+	return a.Problem, true, nil
+}
