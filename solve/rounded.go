@@ -33,10 +33,13 @@ const roundedShare = 10
 
 // roundedGrid returns the grid A to which p's sizes may be rounded (see
 // above), or 0 when rounding does not apply: some offset is free to be off
-// a common grid larger than the sizes', or a buffer is not a whole one
-// (alias groups and gap windows place pieces of buffers at offsets that are
-// not multiples of A), or a pin is off the grid, or the rounded sizes
-// would overflow int64.
+// a common grid larger than the sizes', or a piece of a buffer may start
+// off the grid (a gap window, an alias member at a delta that is not a
+// multiple of A), or a pin is off the grid, or the rounded sizes would
+// overflow int64. Alias members at deltas on the grid (views at delta 0)
+// round like whole buffers: a member ending at d+s inside its parent of
+// size P ends, rounded, at d+⌈s⌉ = ⌈d+s⌉ ≤ ⌈P⌉, and whatever else sits
+// above it starts on the grid.
 func roundedGrid(p *model.Problem) int64 {
 	pools := p.PoolList()
 	if len(pools) != 1 || len(p.Buffers) == 0 {
@@ -46,7 +49,7 @@ func roundedGrid(p *model.Problem) int64 {
 	var a int64
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
-		if b.Alias != nil || len(b.Gaps) > 0 {
+		if len(b.Gaps) > 0 {
 			return 0
 		}
 		a = model.GCD(a, b.AlignmentIn(pool))
@@ -58,7 +61,7 @@ func roundedGrid(p *model.Problem) int64 {
 	var total int64 // the rounded sizes' sum, which must not overflow
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
-		if b.Pin != nil && *b.Pin%a != 0 {
+		if b.Pin != nil && *b.Pin%a != 0 || b.Alias != nil && b.Alias.Delta%a != 0 {
 			return 0
 		}
 		offGrid = offGrid || b.Size%a != 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,10 @@ func TestRoundedGrid(t *testing.T) {
 	offPin.Pin = at(2048) // invalid anyway: a pin must respect its alignment
 	member := buf(1024, 4096)
 	member.Alias = &model.Alias{Parent: "b", Delta: 0}
+	deep := buf(1024, 4096)
+	deep.Alias = &model.Alias{Parent: "b", Delta: 8192}
+	offMember := buf(1024, 4096)
+	offMember.Alias = &model.Alias{Parent: "b", Delta: 512}
 	gapped := buf(1024, 4096)
 	gapped.Gaps = []model.Gap{{Start: 0, End: 1}}
 	for _, tc := range []struct {
@@ -47,7 +52,9 @@ func TestRoundedGrid(t *testing.T) {
 		{"sizes already on the grid", pool(4096, buf(4096, 0), buf(8192, 0)), 0},
 		{"a pin on the grid", pool(4096, buf(1024, 0), pinned), 4096},
 		{"a pin off the grid", pool(0, buf(1024, 4096), offPin), 0},
-		{"an alias member", pool(4096, buf(1024, 0), member), 0},
+		{"an alias member at delta 0 (a view)", pool(4096, buf(1024, 0), member), 4096},
+		{"an alias member at a delta on the grid", pool(4096, buf(1024, 0), deep), 4096},
+		{"an alias member off the grid", pool(4096, buf(1024, 0), offMember), 0},
 		{"gaps", pool(4096, buf(1024, 0), gapped), 0},
 		{"no buffers", pool(4096), 0},
 		{"rounding would overflow", pool(4096, buf(math.MaxInt64-1, 0)), 0},
@@ -151,6 +158,48 @@ func TestRoundedMatchesBrute(t *testing.T) {
 	t.Logf("rounded on %d instances, its plan best on %d", rounded, won)
 	require.Greater(t, rounded, 100)
 	require.Greater(t, won, 20)
+}
+
+// TestRoundedViews: problems with views (alias members at delta 0, as the
+// ONNX and graph front ends make them) on a pool's grid are rounded; every
+// plan verifies, and where both the rounded and the original search prove
+// an optimum, the optima agree (each bound is at most the other's peak).
+func TestRoundedViews(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	both, viewed := 0, 0
+	for k := 0; k < 200; k++ {
+		p := brute.Random(rng, 4+rng.IntN(6), brute.RandomOptions{MaxSize: 40})
+		p.Pools = []model.Pool{{Name: model.DefaultPool, Align: 8}}
+		for v := 0; v < 1+rng.IntN(3); v++ { // views: a later buffer's bytes reused in place
+			i, j := rng.IntN(len(p.Buffers)), rng.IntN(len(p.Buffers))
+			par, mem := &p.Buffers[i], &p.Buffers[j]
+			if i == j || mem.Alias != nil || par.Alias != nil || mem.Size > par.Size || mem.Start < par.Start {
+				continue
+			}
+			mem.Alias = &model.Alias{Parent: par.ID}
+		}
+		if p.Validate() != nil || !slices.ContainsFunc(p.Buffers, func(b model.Buffer) bool { return b.Alias != nil }) {
+			continue
+		}
+		viewed++
+		require.Positive(t, roundedGrid(p), "instance %d", k)
+		r, err := Solve(context.Background(), p, Options{Threads: 1, TimeLimit: time.Second})
+		require.NoError(t, err)
+		o, err := Solve(context.Background(), p, Options{Threads: 1, TimeLimit: time.Second, NoRound: true})
+		require.NoError(t, err)
+		for _, res := range []*Result{r, o} {
+			require.NotNil(t, res.Plan, "instance %d", k)
+			require.Empty(t, verify.Check(p, res.Plan), "instance %d", k)
+		}
+		require.LessOrEqual(t, r.LowerBound, o.Peak, "instance %d", k)
+		require.LessOrEqual(t, o.LowerBound, r.Peak, "instance %d", k)
+		if r.Status == Optimal && o.Status == Optimal {
+			both++
+			require.Equal(t, o.Peak, r.Peak, "instance %d", k)
+		}
+	}
+	t.Logf("%d instances with views, %d proven optimal both ways", viewed, both)
+	require.Greater(t, both, 40)
 }
 
 // TestRoundedSwitch: NoRound plans the original; the rounded problem's
