@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/formats/onnx"
 	"github.com/optalloc/optalloc/model"
 )
 
@@ -43,6 +44,12 @@ func main() {
 	match := flag.String("match", "", "only instances whose path contains this")
 	note := flag.String("note", "", "free text added to the header")
 	readme := flag.String("readme", "", "replace the results between the markers of this file (instead of -o)")
+	dims := map[string]int64{}
+	flag.Func("dim", "with -models: fix a symbolic dimension of the ONNX models, NAME=VALUE as optalloc's --dim (repeatable)", func(s string) error {
+		name, v, err := onnx.ParseDim(s)
+		dims[name] = v
+		return err
+	})
 	models := flag.String("models", "", "the shared models folder: plan its model files (and the model files given as arguments) with tflite-greedy and auto instead of the benchmark corpus")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -51,7 +58,7 @@ func main() {
 		Revision: revision(), TimeLimit: *limit, Workers: *threads, Note: *note}
 	var err error
 	if *models != "" {
-		err = modelsTable(ctx, *models, flag.Args(), *out, *readme, meta)
+		err = modelsTable(ctx, *models, flag.Args(), dims, *out, *readme, meta)
 	} else {
 		err = run(ctx, *shared, *out, *readme, *methods, *match, meta)
 	}
@@ -110,12 +117,12 @@ func run(ctx context.Context, shared, out, readme, methodList, match string, met
 }
 
 // modelsTable writes the models table (see runModels).
-func modelsTable(ctx context.Context, dir string, extra []string, out, readme string, meta benchmarks.Meta) error {
+func modelsTable(ctx context.Context, dir string, extra []string, dims map[string]int64, out, readme string, meta benchmarks.Meta) error {
 	paths, err := findModels(dir, extra)
 	if err != nil {
 		return err
 	}
-	md, err := runModels(ctx, paths, meta.TimeLimit, meta)
+	md, err := runModels(ctx, paths, dims, meta.TimeLimit, meta)
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func TestModelsTable(t *testing.T) {
 		}
 	}
 	require.Len(t, tfl, 2)
-	md, err := runModels(context.Background(), tfl, 5*time.Second, testMeta(5*time.Second, ""))
+	md, err := runModels(context.Background(), tfl, nil, 5*time.Second, testMeta(5*time.Second, ""))
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "| hello_world_int8.tflite | 10 / 6 / 0 | 4 | 32 | **32** | 32 | 0.00% | optimal |")
 	assert.Contains(t, string(md), "| person_detect_vela.tflite | 6 / 2 / 0 | 4 | 74464 | **74464** | 74464 | 0.00% | optimal |")

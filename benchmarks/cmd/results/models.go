@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/formats/onnx"
 	"github.com/optalloc/optalloc/formats/tflite"
 	"github.com/optalloc/optalloc/model"
 )
@@ -43,13 +44,19 @@ func findModels(dir string, extra []string) ([]string, error) {
 	return append(paths, extra...), nil
 }
 
-// tensorCounts describes a model's tensors for the table: all, constants
-// (weights), variables, for the formats that tell.
-func tensorCounts(path string) string {
-	if strings.HasSuffix(path, ".tflite") {
+// loadModel reads a model file into its arena problem (an ONNX model with
+// its symbolic dimensions fixed by dims) and describes its tensors for the
+// table: all / constants (weights) / variables.
+func loadModel(path string, dims map[string]int64) (*model.Problem, string, error) {
+	switch {
+	case strings.HasSuffix(path, ".tflite"):
 		m, err := tflite.ReadFile(path)
 		if err != nil {
-			return "?"
+			return nil, "", err
+		}
+		a, err := m.Arena()
+		if err != nil {
+			return nil, "", err
 		}
 		var consts, vars int
 		for _, t := range m.Tensors {
@@ -60,22 +67,34 @@ func tensorCounts(path string) string {
 				vars++
 			}
 		}
-		return fmt.Sprintf("%d / %d / %d", len(m.Tensors), consts, vars)
+		return a.Problem, fmt.Sprintf("%d / %d / %d", len(m.Tensors), consts, vars), nil
+	case strings.HasSuffix(path, ".onnx"):
+		m, err := onnx.ReadFile(path)
+		if err != nil {
+			return nil, "", err
+		}
+		a, err := m.Arena(onnx.Options{Dims: dims})
+		if err != nil {
+			return nil, "", err
+		}
+		return a.Problem, fmt.Sprintf("%d / %d / 0", len(a.Problem.Buffers)+a.Weights, a.Weights), nil
 	}
-	return "–"
+	p, err := model.Load(path)
+	return p, "–", err
 }
 
 // runModels plans every model with modelMethods and returns the markdown
 // table: per model its tensors, the buffers planned, TFLite Micro's greedy
 // arena, optalloc's, the lower bound, the gap and the status.
-func runModels(ctx context.Context, paths []string, limit time.Duration, meta benchmarks.Meta) ([]byte, error) {
+func runModels(ctx context.Context, paths []string, dims map[string]int64, limit time.Duration, meta benchmarks.Meta) ([]byte, error) {
 	insts := make([]benchmarks.Instance, len(paths))
+	tensors := make([]string, len(paths))
 	for i, p := range paths {
-		prob, err := model.Load(p)
+		prob, desc, err := loadModel(p, dims)
 		if err != nil {
 			return nil, err
 		}
-		insts[i] = benchmarks.Instance{Name: p, Problem: prob}
+		insts[i], tensors[i] = benchmarks.Instance{Name: p, Problem: prob}, desc
 	}
 	results := benchmarks.Run(ctx, insts, benchmarks.Config{Methods: modelMethods, TimeLimit: limit, Workers: 1,
 		OnRun: func(inst string, r benchmarks.MethodRun) {
@@ -91,6 +110,9 @@ func runModels(ctx context.Context, paths []string, limit time.Duration, meta be
 		b.WriteString(" " + meta.Note)
 	}
 	fmt.Fprintf(&b, "\nRegenerate with `%s`.\n", meta.Command)
+	if len(dims) > 0 {
+		b.WriteString("ONNX models with their symbolic dimensions fixed by -dim (as `optalloc plan --dim`).\n")
+	}
 	b.WriteString("Tensors: all / constants / variables (constants and variables are not in the arena). " +
 		"Arenas in bytes; the gap is optalloc's arena over the lower bound.\n\n")
 	b.WriteString("| model | tensors | arena buffers | TFLite Micro greedy | optalloc | lower bound | gap | status | time |\n")
@@ -109,7 +131,7 @@ func runModels(ctx context.Context, paths []string, limit time.Duration, meta be
 			g += fmt.Sprintf(" (+%.2f%%)", 100*float64(greedy.Peak-auto.Peak)/float64(auto.Peak))
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | **%d** | %s | %.2f%% | %s | %.2fs |\n",
-			modelName(paths[i]), tensorCounts(paths[i]), r.Buffers, g, auto.Peak, benchmarks.BoundText(r.LowerBound),
+			modelName(paths[i]), tensors[i], r.Buffers, g, auto.Peak, benchmarks.BoundText(r.LowerBound),
 			r.Gap(auto), auto.Status, auto.Elapsed.Seconds())
 	}
 	return b.Bytes(), nil
