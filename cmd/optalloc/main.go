@@ -141,8 +141,9 @@ Commands:`)
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, `
-Inputs: MiniMalloc CSV (.csv), JSON problem (.json), model graph (.graph.json);
-"-" reads standard input.
+Inputs: MiniMalloc CSV (.csv), JSON problem (.json), model graph (.graph.json),
+TFLite model (.tflite), ONNX model (.onnx; --dim fixes symbolic dimensions),
+allocation trace (.events); "-" reads standard input (not ONNX).
 Exit codes: 0 success; 1 infeasible, invalid plan or failed check;
 2 bad usage or bad input (one line "file:line: what is wrong").
 Run 'optalloc help COMMAND' for the flags of a command.`)

@@ -23,7 +23,13 @@ func init() {
 		args:    "INPUT",
 		summary: "plan a problem: offsets with the smallest peak found, lower bound and proof status",
 		long: `INPUT is a MiniMalloc CSV (.csv), a JSON problem (.json), a model graph
-(.graph.json) or a TFLite model (.tflite); "-" reads standard input.
+(.graph.json), a TFLite model (.tflite), an ONNX model (.onnx) or an
+allocation trace (.events); "-" reads standard input (not ONNX).
+
+An .onnx model is planned as the tensors computed at run time (initializers
+and constant-folded tensors are weights, outside the arena), with shapes from
+the model or inferred; --dim NAME=VALUE fixes a symbolic dimension. Reshape,
+Flatten, Squeeze, Unsqueeze and Identity are planned in place.
 
 A .tflite model is planned as TFLite Micro's arena: one buffer per tensor its
 planner places (not constants, not variable tensors), sizes rounded up to 16
