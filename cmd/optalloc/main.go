@@ -97,7 +97,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, flags: fs}
-	err := c.run(ctx, e, fs.Args())
+	err := guardFiles(e, fs.Args())
+	if err == nil {
+		err = c.run(ctx, e, fs.Args())
+	}
 	if err == nil {
 		err = e.commit()
 	} else {

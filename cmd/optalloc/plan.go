@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -167,9 +166,6 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err := checkWritable(out, svg, html); err != nil {
 		return err
 	}
-	if err := notInput(args[0], out, svg, html); err != nil {
-		return err
-	}
 	if err := checkTFLiteOutput(e, args[0], out); err != nil {
 		return err
 	}
@@ -235,7 +231,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	}
 	if on, _ := fs.GetBool("explain"); on {
 		w := e.stdout
-		if asJSON || out == "-" {
+		if asJSON || out == "-" || svg == "-" || html == "-" {
 			w = e.stderr
 		}
 		if err := explain(ctx, e, w, args[0], p, res, opt); err != nil {
@@ -272,20 +268,6 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	switch res.Status {
 	case solve.Infeasible, solve.Unknown:
 		return &exitError{code: 1, msg: string(res.Status) + ": " + res.Reason}
-	}
-	return nil
-}
-
-// notInput refuses outputs that would overwrite the input file.
-func notInput(input string, outputs ...string) error {
-	in, err := filepath.Abs(input)
-	if input == "-" || err != nil {
-		return nil
-	}
-	for _, o := range outputs {
-		if a, err := filepath.Abs(o); err == nil && o != "" && o != "-" && a == in {
-			return usageErr("the output %s would overwrite the input", o)
-		}
 	}
 	return nil
 }
