@@ -77,9 +77,9 @@ result depends on the machine's speed: gate them with a --tolerance.
 
 // baselineFile is the baseline JSON; its field names are stable.
 type baselineFile struct {
-	Version   string                   `json:"optalloc_version"`
-	Method    string                   `json:"method"`
-	TimeLimit float64                  `json:"time_limit_seconds"`
+	Version   string  `json:"optalloc_version"`
+	Method    string  `json:"method"`
+	TimeLimit float64 `json:"time_limit_seconds"`
 	// Paths says how instance keys are written: "relative to the baseline"
 	// (keys are paths relative to the baseline file's folder); absent in
 	// older baselines, whose keys are paths as given on the command line.
