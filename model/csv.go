@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The MiniMalloc CSV dialect: a header row, then one buffer per row. Columns
@@ -49,6 +50,7 @@ func ReadCSV(r io.Reader, name string) (*Problem, error) {
 	if err != nil {
 		return nil, csvError(name, err)
 	}
+	nHeader := len(header)
 	col := map[string]int{}
 	for i, h := range header {
 		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
@@ -110,7 +112,7 @@ func ReadCSV(r io.Reader, name string) (*Problem, error) {
 		}
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return 0, fail(line, "column %s: %q is not an integer in the int64 range", names[i], s)
+			return 0, fail(line, "column %s: %s is not an integer in the int64 range", names[i], Quote(s))
 		}
 		return v, nil
 	}
@@ -134,12 +136,22 @@ func ReadCSV(r io.Reader, name string) (*Problem, error) {
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}
+		if len(rec) > nHeader {
+			// A field without a column would be dropped silently.
+			return nil, fail(line, "%d fields in the header, %d on this row", nHeader, len(rec))
+		}
 		var b Buffer
 		b.Line = line
 		id, _ := field(cID)
 		b.ID = strings.Clone(id) // not a slice of the whole row
 		if b.ID == "" {
 			return nil, fail(line, "column id is empty")
+		}
+		if !utf8.ValidString(b.ID) {
+			// Written into a JSON plan it would become U+FFFD and no
+			// longer match; refuse rather than write a plan that does
+			// not verify.
+			return nil, fail(line, "column id: %s is not valid UTF-8 (save the file as UTF-8)", Quote(b.ID))
 		}
 		if b.Start, err = num(cLower); err != nil {
 			return nil, err
