@@ -110,6 +110,9 @@ func ReadPlan(r io.Reader, name string, p *Problem) (*Plan, error) {
 	}
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
+		if k, off, dup := duplicateKey(data); dup {
+			return nil, &InputError{File: name, Line: lineAt(data, int64(off)), Msg: fmt.Sprintf("plan: duplicate key %s (each key once per object)", Quote(k))}
+		}
 		var jp JSONPlan
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
@@ -121,6 +124,11 @@ func ReadPlan(r io.Reader, name string, p *Problem) (*Plan, error) {
 				return nil, err
 			}
 		}
+		if topKeys(data)["peak"] {
+			peak := jp.Peak
+			pl.StatedPeak = &peak
+		}
+		pl.StatedPoolPeaks = jp.PoolPeaks
 		return pl, nil
 	}
 	if err := readPlanCSV(data, name, set); err != nil {

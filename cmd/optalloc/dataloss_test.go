@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -240,4 +241,29 @@ func TestOutputToFIFOWritesThrough(t *testing.T) {
 	n, err := f.Read(buf)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(buf[:n]), "id,"), "%q", buf[:n])
+}
+
+func TestVerifyChecksStatedPeakAndReadsStdin(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.json")
+	code, _, stderr := cli(t, "", "plan", tinyCNN, "-o", plan, "--quiet", "--method", "greedy-size")
+	require.Equal(t, 0, code, stderr)
+	data, err := os.ReadFile(plan)
+	require.NoError(t, err)
+	code, stdout, stderr := cli(t, string(data), "verify", tinyCNN, "-")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "valid")
+
+	var j map[string]any
+	require.NoError(t, json.Unmarshal(data, &j))
+	j["peak"] = j["peak"].(float64) - 1
+	bad, err := json.Marshal(j)
+	require.NoError(t, err)
+	code, stdout, _ = cli(t, string(bad), "verify", tinyCNN, "-")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "wrong-peak")
+
+	code, _, stderr = cli(t, "", "verify", "-", "-")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "both standard input")
 }
