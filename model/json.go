@@ -213,35 +213,51 @@ func decodeStrict(raw []byte, v any) error {
 
 // requiredFields checks that a buffer object names the fields the format
 // requires (a missing one would read as 0), and those of its alias and
-// gaps. It returns the message, or "".
+// gaps, in one scan of its text. It returns the message, or "".
 func requiredFields(raw []byte, jb *JSONBuffer, k int) string {
-	if m, ok := missingKey(raw, "id"); ok {
-		return fmt.Sprintf("buffer %d: missing field %q", k, m)
+	top := map[string]bool{}
+	var inner map[string]bool
+	depth, under, msg := 0, "", ""
+	gap := 0
+	walkJSON(raw, func() {
+		depth++
+		if depth == 2 {
+			inner = map[string]bool{}
+		}
+	}, func() {
+		if depth == 2 && msg == "" {
+			switch under {
+			case "alias":
+				if !inner["parent"] {
+					msg = fmt.Sprintf("buffer %s: alias: missing field %q", Quote(jb.ID), "parent")
+				}
+			case "gaps":
+				gap++
+				for _, f := range []string{"start", "end"} {
+					if !inner[f] && msg == "" {
+						msg = fmt.Sprintf("buffer %s: gap %d: missing field %q", Quote(jb.ID), gap, f)
+					}
+				}
+			}
+		}
+		depth--
+	}, func(key string, _ int) {
+		switch depth {
+		case 1:
+			top[key], under = true, key
+		case 2:
+			inner[key] = true
+		}
+	})
+	if !top["id"] {
+		return fmt.Sprintf("buffer %d: missing field %q", k, "id")
 	}
-	if m, ok := missingKey(raw, "start", "end", "size"); ok {
-		return fmt.Sprintf("buffer %s: missing field %q (id, start, end and size are required)", Quote(jb.ID), m)
-	}
-	if jb.Alias == nil && len(jb.Gaps) == 0 {
-		return ""
-	}
-	var parts struct {
-		Alias json.RawMessage   `json:"alias"`
-		Gaps  []json.RawMessage `json:"gaps"`
-	}
-	if json.Unmarshal(raw, &parts) != nil {
-		return ""
-	}
-	if len(parts.Alias) > 0 && string(parts.Alias) != "null" {
-		if m, ok := missingKey(parts.Alias, "parent"); ok {
-			return fmt.Sprintf("buffer %s: alias: missing field %q", Quote(jb.ID), m)
+	for _, f := range []string{"start", "end", "size"} {
+		if !top[f] {
+			return fmt.Sprintf("buffer %s: missing field %q (id, start, end and size are required)", Quote(jb.ID), f)
 		}
 	}
-	for g, gr := range parts.Gaps {
-		if m, ok := missingKey(gr, "start", "end"); ok {
-			return fmt.Sprintf("buffer %s: gap %d: missing field %q", Quote(jb.ID), g+1, m)
-		}
-	}
-	return ""
+	return msg
 }
 
 func jsonMsg(err error) string {

@@ -1,9 +1,10 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 )
 
 // InputError is a problem with an input: a file (when known), a 1-based line
@@ -229,51 +230,151 @@ func (p *Problem) validateAliases(index map[string]int) error {
 // inside the other, that use the same bytes of the root while both are live:
 // no plan could keep their contents apart. (Members with gaps are not
 // compared: their gaps may keep them apart.)
+//
+// Near-linear: a child's bytes lie within its parent's, so two unrelated
+// members x and y that share bytes descend from two different children of
+// their lowest common ancestor whose byte ranges overlap. Only such sibling
+// clusters (runs of byte-overlapping children of one buffer) are searched,
+// comparing members of different children's subtrees by a sweep over time.
+// A chain of views has no siblings and costs O(n).
 func (p *Problem) validateAliasOverlaps(index map[string]int) error {
-	type member struct {
-		i     int
-		delta int64
-	}
-	groups := map[int][]member{}
+	n := len(p.Buffers)
+	root, delta := p.AliasRoots(index)
 	pools := p.PoolList()
+	// Children lists, in input order (CSR).
+	first := make([]int32, n+1)
+	parent := make([]int32, n)
 	for i := range p.Buffers {
-		if p.Buffers[i].Alias != nil {
-			r, d := p.Root(i, index)
-			groups[r] = append(groups[r], member{i, d})
+		parent[i] = -1
+		if a := p.Buffers[i].Alias; a != nil {
+			parent[i] = int32(index[a.Parent])
+			first[parent[i]+1]++
 			// Root and member both sit on the pool's grid.
-			if a := pools[0].Alignment(); len(pools) == 1 && d%a != 0 {
+			if al := pools[0].Alignment(); len(pools) == 1 && delta[i]%al != 0 {
 				return p.errorf(i, "alias delta %d inside %q is not a multiple of %d, the alignment of pool %q: no offset fits both",
-					d, p.Buffers[r].ID, a, pools[0].Name)
+					delta[i], p.Buffers[root[i]].ID, al, pools[0].Name)
 			}
 		}
 	}
-	roots := make([]int, 0, len(groups))
-	for r := range groups {
-		roots = append(roots, r)
+	for i := range n {
+		first[i+1] += first[i]
 	}
-	sort.Ints(roots)
-	for _, r := range roots {
-		ms := groups[r]
-		sort.Slice(ms, func(a, b int) bool { return ms[a].delta < ms[b].delta })
-		for a := range ms {
-			x := &p.Buffers[ms[a].i]
-			for b := a + 1; b < len(ms) && ms[b].delta < ms[a].delta+x.Size; b++ {
-				y := &p.Buffers[ms[b].i]
-				if x.Size == 0 || y.Size == 0 || len(x.Gaps) > 0 || len(y.Gaps) > 0 ||
-					x.End <= y.Start || y.End <= x.Start ||
-					p.IsAncestor(ms[a].i, ms[b].i, index) || p.IsAncestor(ms[b].i, ms[a].i, index) {
-					continue
-				}
-				i, j := ms[a].i, ms[b].i
-				if p.Buffers[j].Line < p.Buffers[i].Line {
-					i, j = j, i
-				}
-				return p.errorf(j, "shares bytes of %q with %q while both are live (neither is inside the other)",
-					p.Buffers[r].ID, p.Buffers[i].ID)
+	children := make([]int32, first[n])
+	fill := append([]int32(nil), first[:n]...)
+	for i := range p.Buffers {
+		if q := parent[i]; q >= 0 {
+			children[fill[q]] = int32(i)
+			fill[q]++
+		}
+	}
+	var kids []int32
+	var sub []aliasMember
+	var stack []int32
+	for q := range n {
+		if first[q+1]-first[q] < 2 {
+			continue
+		}
+		kids = kids[:0]
+		for _, c := range children[first[q]:first[q+1]] {
+			if p.Buffers[c].Size > 0 {
+				kids = append(kids, c)
 			}
+		}
+		slices.SortFunc(kids, func(a, b int32) int { return cmp.Compare(delta[a], delta[b]) })
+		// Runs of children whose byte ranges overlap, one after another.
+		for lo := 0; lo < len(kids); {
+			hi, end := lo+1, delta[kids[lo]]+p.Buffers[kids[lo]].Size
+			for hi < len(kids) && delta[kids[hi]] < end {
+				end = max(end, delta[kids[hi]]+p.Buffers[kids[hi]].Size)
+				hi++
+			}
+			if hi-lo >= 2 {
+				sub = sub[:0]
+				for label, c := range kids[lo:hi] {
+					stack = append(stack[:0], c)
+					for len(stack) > 0 {
+						m := stack[len(stack)-1]
+						stack = stack[:len(stack)-1]
+						if b := &p.Buffers[m]; b.Size > 0 && len(b.Gaps) == 0 {
+							sub = append(sub, aliasMember{i: m, label: int32(label)})
+						}
+						stack = append(stack, children[first[m]:first[m+1]]...)
+					}
+				}
+				if x, y, ok := p.crossingMembers(sub, delta); ok {
+					if p.Buffers[y].Line < p.Buffers[x].Line {
+						x, y = y, x
+					}
+					return p.errorf(y, "shares bytes of %q with %q while both are live (neither is inside the other)",
+						p.Buffers[root[y]].ID, p.Buffers[x].ID)
+				}
+			}
+			lo = hi
 		}
 	}
 	return nil
+}
+
+// aliasMember is a member of a sibling cluster's subtrees: its buffer and
+// the child of the cluster it descends from.
+type aliasMember struct{ i, label int32 }
+
+// crossingMembers finds two members with different labels that are live at
+// the same time on overlapping bytes (delta[i] is i's offset in its root).
+// It sweeps over time, comparing each member with the live ones.
+func (p *Problem) crossingMembers(ms []aliasMember, delta []int64) (int, int, bool) {
+	slices.SortFunc(ms, func(a, b aliasMember) int {
+		return cmp.Or(cmp.Compare(p.Buffers[a.i].Start, p.Buffers[b.i].Start), cmp.Compare(a.i, b.i))
+	})
+	var live []aliasMember
+	for _, m := range ms {
+		x := &p.Buffers[m.i]
+		k := 0
+		for _, l := range live {
+			if p.Buffers[l.i].End > x.Start {
+				live[k] = l
+				k++
+			}
+		}
+		live = live[:k]
+		for _, l := range live {
+			y := &p.Buffers[l.i]
+			if l.label != m.label && delta[l.i] < delta[m.i]+x.Size && delta[m.i] < delta[l.i]+y.Size {
+				return int(l.i), int(m.i), true
+			}
+		}
+		live = append(live, m)
+	}
+	return 0, 0, false
+}
+
+// AliasRoots returns, for every buffer, the index of its alias root (itself
+// when it has no alias) and its byte delta inside that root, in O(n) for
+// all buffers (Root walks one chain). The problem's alias chains must be
+// valid (no cycle, parents exist).
+func (p *Problem) AliasRoots(index map[string]int) (root []int, delta []int64) {
+	n := len(p.Buffers)
+	root, delta = make([]int, n), make([]int64, n)
+	done := make([]bool, n)
+	var stack []int
+	for i := range n {
+		j := i
+		for !done[j] && p.Buffers[j].Alias != nil {
+			stack = append(stack, j)
+			j = index[p.Buffers[j].Alias.Parent]
+		}
+		if !done[j] {
+			root[j], done[j] = j, true
+		}
+		for k := len(stack) - 1; k >= 0; k-- {
+			s := stack[k]
+			a := p.Buffers[s].Alias
+			q := index[a.Parent]
+			root[s], delta[s], done[s] = root[q], delta[q]+a.Delta, true
+		}
+		stack = stack[:0]
+	}
+	return root, delta
 }
 
 // IsAncestor reports whether buffer anc is on the alias chain above x (the
