@@ -10,16 +10,41 @@ import (
 	"github.com/optalloc/optalloc/model"
 )
 
-// loadProblem reads INPUT ("-" is standard input) by its file name.
+// loadProblem reads INPUT ("-" is standard input) by its file name. A
+// signal (Ctrl-C, SIGTERM, SIGHUP) while it reads stops the command at once
+// (exit 1): there is no plan yet to keep.
 func loadProblem(e *env, path string) (*model.Problem, error) {
-	if path == "-" {
-		data, err := io.ReadAll(e.stdin)
-		if err != nil {
-			return nil, &model.InputError{File: "<stdin>", Msg: err.Error()}
+	load := func() (*model.Problem, error) {
+		if path == "-" {
+			data, err := io.ReadAll(e.stdin)
+			if err != nil {
+				return nil, &model.InputError{File: "<stdin>", Msg: err.Error()}
+			}
+			return model.LoadBytes(data, "<stdin>")
 		}
-		return model.LoadBytes(data, "<stdin>")
+		return model.Load(path)
 	}
-	return model.Load(path)
+	if e.ctx == nil {
+		return load()
+	}
+	if err := e.ctx.Err(); err != nil {
+		return nil, failure("interrupted before reading %s", path)
+	}
+	type loaded struct {
+		p   *model.Problem
+		err error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		p, err := load()
+		done <- loaded{p, err}
+	}()
+	select {
+	case r := <-done:
+		return r.p, r.err
+	case <-e.ctx.Done():
+		return nil, failure("interrupted while reading %s; nothing written", path)
+	}
 }
 
 func unwrapErr(err error) error {
