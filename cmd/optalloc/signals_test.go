@@ -162,3 +162,15 @@ func TestSignalsKeepTheBestPlan(t *testing.T) {
 		})
 	}
 }
+
+// A decision that ends unknown has no plan within the capacity: the summary
+// says none, and the reason names the best plan above it and its planner.
+func TestUnknownDecisionSummary(t *testing.T) {
+	needShared(t)
+	in := filepath.Join(shared, "minimalloc", "D.1048576.csv")
+	code, _, stderr := cli(t, "", "plan", in, "--capacity", "986112", "--time-limit", "500ms")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "peak=none lower_bound=")
+	assert.Contains(t, stderr, "status=unknown method=none")
+	assert.Regexp(t, `the best plan found \(by \S+\) needs \d+ bytes, above the capacity`, stderr)
+}
