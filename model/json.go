@@ -107,14 +107,11 @@ func ReadJSON(r io.Reader, name string) (*Problem, error) {
 			}
 			for dec.More() {
 				off := dec.InputOffset()
-				var raw json.RawMessage
-				if err := dec.Decode(&raw); err != nil {
-					return nil, fail(dec.InputOffset(), "buffer %d: %v", len(p.Buffers)+1, jsonMsg(err))
-				}
 				var jb JSONBuffer
-				if err := decodeStrict(raw, &jb); err != nil {
+				if err := dec.Decode(&jb); err != nil {
 					return nil, fail(dec.InputOffset(), "buffer %d: %v", len(p.Buffers)+1, jsonMsg(err))
 				}
+				raw := data[off:dec.InputOffset()] // the buffer's text
 				if err := requiredFields(raw, &jb, len(p.Buffers)+1); err != "" {
 					return nil, fail(skipSpace(data, off), "%s", err)
 				}
@@ -215,46 +212,75 @@ func decodeStrict(raw []byte, v any) error {
 // requires (a missing one would read as 0), and those of its alias and
 // gaps, in one scan of its text. It returns the message, or "".
 func requiredFields(raw []byte, jb *JSONBuffer, k int) string {
-	top := map[string]bool{}
-	var inner map[string]bool
-	depth, under, msg := 0, "", ""
-	gap := 0
+	const (
+		fID = 1 << iota
+		fStart
+		fEnd
+		fSize
+		fParent
+	)
+	bit := func(key []byte) int {
+		switch string(key) { // no allocation: the conversion is only compared
+		case "id":
+			return fID
+		case "start":
+			return fStart
+		case "end":
+			return fEnd
+		case "size":
+			return fSize
+		case "parent":
+			return fParent
+		}
+		return 0
+	}
+	top, inner := 0, 0
+	depth, under, msg, gap := 0, "", "", 0
 	walkJSON(raw, func() {
 		depth++
-		if depth == 2 {
-			inner = map[string]bool{}
-		}
+		inner = 0
 	}, func() {
 		if depth == 2 && msg == "" {
 			switch under {
 			case "alias":
-				if !inner["parent"] {
+				if inner&fParent == 0 {
 					msg = fmt.Sprintf("buffer %s: alias: missing field %q", Quote(jb.ID), "parent")
 				}
 			case "gaps":
 				gap++
-				for _, f := range []string{"start", "end"} {
-					if !inner[f] && msg == "" {
-						msg = fmt.Sprintf("buffer %s: gap %d: missing field %q", Quote(jb.ID), gap, f)
-					}
+				if inner&fStart == 0 {
+					msg = fmt.Sprintf("buffer %s: gap %d: missing field %q", Quote(jb.ID), gap, "start")
+				} else if inner&fEnd == 0 {
+					msg = fmt.Sprintf("buffer %s: gap %d: missing field %q", Quote(jb.ID), gap, "end")
 				}
 			}
 		}
 		depth--
-	}, func(key string, _ int) {
+	}, func(key []byte, _ int) {
 		switch depth {
 		case 1:
-			top[key], under = true, key
+			top |= bit(key)
+			switch string(key) {
+			case "alias":
+				under = "alias"
+			case "gaps":
+				under = "gaps"
+			default:
+				under = ""
+			}
 		case 2:
-			inner[key] = true
+			inner |= bit(key)
 		}
 	})
-	if !top["id"] {
+	if top&fID == 0 {
 		return fmt.Sprintf("buffer %d: missing field %q", k, "id")
 	}
-	for _, f := range []string{"start", "end", "size"} {
-		if !top[f] {
-			return fmt.Sprintf("buffer %s: missing field %q (id, start, end and size are required)", Quote(jb.ID), f)
+	for _, f := range []struct {
+		bit  int
+		name string
+	}{{fStart, "start"}, {fEnd, "end"}, {fSize, "size"}} {
+		if top&f.bit == 0 {
+			return fmt.Sprintf("buffer %s: missing field %q (id, start, end and size are required)", Quote(jb.ID), f.name)
 		}
 	}
 	return msg

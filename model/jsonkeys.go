@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -10,7 +11,7 @@ import (
 // when an object starts and ends, key for every key (unescaped) with its
 // byte offset. It does not validate the text (the decoder does); on
 // malformed input it stops at the end without harm.
-func walkJSON(data []byte, open, close func(), key func(k string, off int)) {
+func walkJSON(data []byte, open, close func(), key func(k []byte, off int)) {
 	// stack holds, per open container, whether it is an object and (for an
 	// object) whether a key is expected next.
 	type frame struct{ object, wantKey bool }
@@ -48,11 +49,11 @@ func walkJSON(data []byte, open, close func(), key func(k string, off int)) {
 			}
 			if len(stack) > 0 && stack[len(stack)-1].wantKey && i < len(data) {
 				stack[len(stack)-1].wantKey = false
-				k := string(data[start+1 : i])
+				k := data[start+1 : i]
 				if escaped {
 					var s string
 					if json.Unmarshal(data[start:i+1], &s) == nil {
-						k = s
+						k = []byte(s)
 					}
 				}
 				key(k, start)
@@ -62,27 +63,33 @@ func walkJSON(data []byte, open, close func(), key func(k string, off int)) {
 }
 
 // duplicateKey returns the first key that appears twice in one object, with
-// its offset.
+// its offset. Objects have few keys: each level keeps its keys in a slice,
+// reused, so the scan allocates almost nothing.
 func duplicateKey(data []byte) (string, int, bool) {
-	var sets []map[string]bool
+	var levels [][][]byte
+	depth := 0
 	dup, at, found := "", 0, false
-	walkJSON(data, func() { sets = append(sets, nil) }, func() {
-		if len(sets) > 0 {
-			sets = sets[:len(sets)-1]
+	walkJSON(data, func() {
+		if depth == len(levels) {
+			levels = append(levels, nil)
 		}
-	}, func(k string, off int) {
-		if found || len(sets) == 0 {
+		levels[depth] = levels[depth][:0]
+		depth++
+	}, func() {
+		if depth > 0 {
+			depth--
+		}
+	}, func(k []byte, off int) {
+		if found || depth == 0 {
 			return
 		}
-		s := sets[len(sets)-1]
-		if s == nil {
-			s = map[string]bool{}
-			sets[len(sets)-1] = s
+		for _, seen := range levels[depth-1] {
+			if bytes.Equal(seen, k) {
+				dup, at, found = string(k), off, true
+				return
+			}
 		}
-		if s[k] {
-			dup, at, found = k, off, true
-		}
-		s[k] = true
+		levels[depth-1] = append(levels[depth-1], k)
 	})
 	return dup, at, found
 }
@@ -91,9 +98,9 @@ func duplicateKey(data []byte) (string, int, bool) {
 func topKeys(raw []byte) map[string]bool {
 	keys := map[string]bool{}
 	depth := 0
-	walkJSON(raw, func() { depth++ }, func() { depth-- }, func(k string, _ int) {
+	walkJSON(raw, func() { depth++ }, func() { depth-- }, func(k []byte, _ int) {
 		if depth == 1 {
-			keys[k] = true
+			keys[string(k)] = true
 		}
 	})
 	return keys
