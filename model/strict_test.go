@@ -58,3 +58,15 @@ func TestCSVHeaderTypoIsFine(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, p.Buffers[0].Hint)
 }
+
+func TestInputErrorStaysOneShortLine(t *testing.T) {
+	e := &InputError{File: "f", Line: 3, Msg: strings.Repeat("x", 1<<20)}
+	assert.Less(t, len(e.Error()), 500)
+	assert.Contains(t, e.Error(), "bytes cut")
+	_, err := DecodeJSONPlan([]byte(`{"placements": [{"id": "a", "offset": "0"}]}`), "p.json")
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "Go")
+	assert.NotContains(t, err.Error(), "model.")
+	_, err = DecodeJSONPlan([]byte(`{"peak": 1, "peak": 2, "placements": []}`), "p.json")
+	assert.ErrorContains(t, err, `duplicate key "peak"`)
+}

@@ -17,15 +17,24 @@ type InputError struct {
 }
 
 func (e *InputError) Error() string {
+	msg := e.Msg
+	if len(msg) > maxMsg {
+		// A safety net: messages quote input with Quote, but one line
+		// must stay one readable line whatever the input.
+		msg = msg[:maxMsg] + fmt.Sprintf("… (%d bytes cut)", len(msg)-maxMsg)
+	}
 	switch {
 	case e.File != "" && e.Line > 0:
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
 	case e.File != "":
-		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+		return fmt.Sprintf("%s: %s", e.File, msg)
 	default:
-		return e.Msg
+		return msg
 	}
 }
+
+// maxMsg is the longest message an InputError prints.
+const maxMsg = 400
 
 func (p *Problem) errorf(i int, format string, args ...any) error {
 	b := &p.Buffers[i]
