@@ -4,6 +4,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -266,4 +268,20 @@ func TestVerifyChecksStatedPeakAndReadsStdin(t *testing.T) {
 	code, _, stderr = cli(t, "", "verify", "-", "-")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "both standard input")
+}
+
+// /dev/stdout is a symlink to /proc/self/fd/1, itself a link to a pipe or a
+// terminal with no path: the output is written through it.
+func TestOutputThroughProcFdLink(t *testing.T) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	link := filepath.Join(t.TempDir(), "stdout")
+	require.NoError(t, os.Symlink(fmt.Sprintf("/proc/self/fd/%d", w.Fd()), link))
+	code, _, stderr := cli(t, "", "plan", tinyCNN, "-o", link, "--quiet")
+	w.Close()
+	require.Equal(t, 0, code, stderr)
+	data, err := io.ReadAll(r)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(data), "id,"), "%q", data)
 }

@@ -47,6 +47,17 @@ type staged struct {
 // resolveOutput follows the symlinks of path, even a dangling one, to the
 // file a write must change.
 func resolveOutput(path string) (string, error) {
+	if fi, err := os.Stat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			// A device, FIFO or terminal, written through: opening path
+			// follows the links, including /proc's (/dev/stdout ->
+			// /proc/self/fd/1 -> "pipe:[N]", which has no path).
+			return path, nil
+		}
+		if t, err := filepath.EvalSymlinks(path); err == nil {
+			return t, nil
+		}
+	}
 	p := path
 	for range 64 {
 		fi, err := os.Lstat(p)
