@@ -130,3 +130,64 @@ func BenchmarkValidateChainOfViews(b *testing.B) {
 		}
 	}
 }
+
+// AliasConflict on forests whose children may stick out of their parents
+// (the graph builder's input before validation) takes the pairwise path and
+// still agrees with the definition.
+func TestAliasConflictMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 4))
+	for trial := range 3000 {
+		n := 2 + rng.IntN(12)
+		parent := make([]int, n)
+		delta, size, start, end := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+		compare := make([]bool, n)
+		for i := range n {
+			parent[i] = -1
+			if i > 0 && rng.IntN(4) != 0 {
+				parent[i] = rng.IntN(i)
+			}
+			size[i] = rng.Int64N(10)
+			delta[i] = rng.Int64N(8)
+			start[i] = rng.Int64N(8)
+			end[i] = start[i] + 1 + rng.Int64N(5)
+			compare[i] = rng.IntN(6) != 0
+		}
+		if rng.IntN(2) == 0 { // half the trials nested, as Validate ensures
+			for i := range n {
+				if q := parent[i]; q >= 0 {
+					size[i] = rng.Int64N(size[q] + 1)
+					delta[i] = rng.Int64N(size[q] - size[i] + 1)
+				}
+			}
+		}
+		abs := func(i int) int64 {
+			var d int64
+			for ; parent[i] >= 0; i = parent[i] {
+				d += delta[i]
+			}
+			return d
+		}
+		rootOf := func(i int) int {
+			for parent[i] >= 0 {
+				i = parent[i]
+			}
+			return i
+		}
+		want := false
+		for x := range n {
+			for y := x + 1; y < n; y++ {
+				if compare[x] && compare[y] && rootOf(x) == rootOf(y) && size[x] > 0 && size[y] > 0 &&
+					abs(x) < abs(y)+size[y] && abs(y) < abs(x)+size[x] && start[x] < end[y] && start[y] < end[x] &&
+					!isAncestor(parent, x, y) && !isAncestor(parent, y, x) {
+					want = true
+				}
+			}
+		}
+		x, y, got := AliasConflict(parent, delta, size, start, end, compare)
+		require.Equal(t, want, got, "trial %d", trial)
+		if got {
+			assert.Less(t, x, y)
+			assert.False(t, isAncestor(parent, x, y) || isAncestor(parent, y, x))
+		}
+	}
+}

@@ -1,11 +1,9 @@
 package model
 
 import (
-	"cmp"
 	"fmt"
 	"hash/maphash"
 	"math"
-	"slices"
 )
 
 // InputError is a problem with an input: a file (when known), a 1-based line
@@ -273,123 +271,37 @@ func (p *Problem) validateAliases(index map[string]int) error {
 // validateAliasOverlaps rejects two members of one alias group, neither
 // inside the other, that use the same bytes of the root while both are live:
 // no plan could keep their contents apart. (Members with gaps are not
-// compared: their gaps may keep them apart.)
-//
-// Near-linear: a child's bytes lie within its parent's, so two unrelated
-// members x and y that share bytes descend from two different children of
-// their lowest common ancestor whose byte ranges overlap. Only such sibling
-// clusters (runs of byte-overlapping children of one buffer) are searched,
-// comparing members of different children's subtrees by a sweep over time.
-// A chain of views has no siblings and costs O(n).
+// compared: their gaps may keep them apart.) Near-linear (AliasConflict).
 func (p *Problem) validateAliasOverlaps(index map[string]int) error {
 	n := len(p.Buffers)
 	root, delta := p.AliasRoots(index)
 	pools := p.PoolList()
-	// Children lists, in input order (CSR).
-	first := make([]int32, n+1)
-	parent := make([]int32, n)
+	parent := make([]int, n)
+	rel, size, start, end := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	compare := make([]bool, n)
 	for i := range p.Buffers {
+		b := &p.Buffers[i]
 		parent[i] = -1
-		if a := p.Buffers[i].Alias; a != nil {
-			parent[i] = int32(index[a.Parent])
-			first[parent[i]+1]++
+		if a := b.Alias; a != nil {
+			parent[i], rel[i] = index[a.Parent], a.Delta
 			// Root and member both sit on the pool's grid.
 			if al := pools[0].Alignment(); len(pools) == 1 && delta[i]%al != 0 {
 				return p.errorf(i, "alias delta %d inside %q is not a multiple of %d, the alignment of pool %q: no offset fits both",
 					delta[i], p.Buffers[root[i]].ID, al, pools[0].Name)
 			}
 		}
+		size[i], start[i], end[i] = b.Size, b.Start, b.End
+		compare[i] = b.Alias != nil && len(b.Gaps) == 0
 	}
-	for i := range n {
-		first[i+1] += first[i]
+	x, y, ok := AliasConflict(parent, rel, size, start, end, compare)
+	if !ok {
+		return nil
 	}
-	children := make([]int32, first[n])
-	fill := append([]int32(nil), first[:n]...)
-	for i := range p.Buffers {
-		if q := parent[i]; q >= 0 {
-			children[fill[q]] = int32(i)
-			fill[q]++
-		}
+	if p.Buffers[y].Line < p.Buffers[x].Line {
+		x, y = y, x
 	}
-	var kids []int32
-	var sub []aliasMember
-	var stack []int32
-	for q := range n {
-		if first[q+1]-first[q] < 2 {
-			continue
-		}
-		kids = kids[:0]
-		for _, c := range children[first[q]:first[q+1]] {
-			if p.Buffers[c].Size > 0 {
-				kids = append(kids, c)
-			}
-		}
-		slices.SortFunc(kids, func(a, b int32) int { return cmp.Compare(delta[a], delta[b]) })
-		// Runs of children whose byte ranges overlap, one after another.
-		for lo := 0; lo < len(kids); {
-			hi, end := lo+1, delta[kids[lo]]+p.Buffers[kids[lo]].Size
-			for hi < len(kids) && delta[kids[hi]] < end {
-				end = max(end, delta[kids[hi]]+p.Buffers[kids[hi]].Size)
-				hi++
-			}
-			if hi-lo >= 2 {
-				sub = sub[:0]
-				for label, c := range kids[lo:hi] {
-					stack = append(stack[:0], c)
-					for len(stack) > 0 {
-						m := stack[len(stack)-1]
-						stack = stack[:len(stack)-1]
-						if b := &p.Buffers[m]; b.Size > 0 && len(b.Gaps) == 0 {
-							sub = append(sub, aliasMember{i: m, label: int32(label)})
-						}
-						stack = append(stack, children[first[m]:first[m+1]]...)
-					}
-				}
-				if x, y, ok := p.crossingMembers(sub, delta); ok {
-					if p.Buffers[y].Line < p.Buffers[x].Line {
-						x, y = y, x
-					}
-					return p.errorf(y, "shares bytes of %q with %q while both are live (neither is inside the other)",
-						p.Buffers[root[y]].ID, p.Buffers[x].ID)
-				}
-			}
-			lo = hi
-		}
-	}
-	return nil
-}
-
-// aliasMember is a member of a sibling cluster's subtrees: its buffer and
-// the child of the cluster it descends from.
-type aliasMember struct{ i, label int32 }
-
-// crossingMembers finds two members with different labels that are live at
-// the same time on overlapping bytes (delta[i] is i's offset in its root).
-// It sweeps over time, comparing each member with the live ones.
-func (p *Problem) crossingMembers(ms []aliasMember, delta []int64) (int, int, bool) {
-	slices.SortFunc(ms, func(a, b aliasMember) int {
-		return cmp.Or(cmp.Compare(p.Buffers[a.i].Start, p.Buffers[b.i].Start), cmp.Compare(a.i, b.i))
-	})
-	var live []aliasMember
-	for _, m := range ms {
-		x := &p.Buffers[m.i]
-		k := 0
-		for _, l := range live {
-			if p.Buffers[l.i].End > x.Start {
-				live[k] = l
-				k++
-			}
-		}
-		live = live[:k]
-		for _, l := range live {
-			y := &p.Buffers[l.i]
-			if l.label != m.label && delta[l.i] < delta[m.i]+x.Size && delta[m.i] < delta[l.i]+y.Size {
-				return int(l.i), int(m.i), true
-			}
-		}
-		live = append(live, m)
-	}
-	return 0, 0, false
+	return p.errorf(y, "shares bytes of %q with %q while both are live (neither is inside the other)",
+		p.Buffers[root[y]].ID, p.Buffers[x].ID)
 }
 
 // AliasRoots returns, for every buffer, the index of its alias root (itself
