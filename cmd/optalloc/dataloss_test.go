@@ -285,3 +285,17 @@ func TestOutputThroughProcFdLink(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(data), "id,"), "%q", data)
 }
+
+func TestTwoOutputsThroughALinkRefused(t *testing.T) {
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "a.svg")
+	require.NoError(t, os.WriteFile(svg, []byte("old"), 0o644))
+	link := filepath.Join(dir, "b.html")
+	require.NoError(t, os.Symlink("a.svg", link))
+	code, _, stderr := cli(t, "", "plan", tinyCNN, "--svg", svg, "--html", link, "--quiet")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "two outputs name the same file")
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.Equal(t, os.ModeSymlink, fi.Mode()&os.ModeSymlink)
+}
