@@ -2,13 +2,14 @@ package model
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The MiniMalloc CSV dialect: a header row, then one buffer per row. Columns
@@ -35,20 +36,22 @@ var OptionalCSVColumns = []string{"alignment", "hint", "gaps"}
 // empty means none), gaps (space-separated "l-u" or "l-u@a:b"). Columns it
 // does not know are ignored. The problem is validated before it is returned.
 func ReadCSV(r io.Reader, name string) (*Problem, error) {
-	cr := csv.NewReader(bufio.NewReaderSize(r, 1<<16))
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	cr.TrimLeadingSpace = true
 	fail := func(line int, format string, args ...any) error {
 		return &InputError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
-	header, err := cr.Read()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &InputError{File: name, Msg: err.Error()}
+	}
+	next := csvRows(data, name)
+	header, _, err := next()
 	if err == io.EOF {
 		return nil, fail(0, "empty file: expected a header row such as id,lower,upper,size")
 	}
 	if err != nil {
-		return nil, csvError(name, err)
+		return nil, err
 	}
+	nHeader := len(header)
 	col := map[string]int{}
 	for i, h := range header {
 		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
@@ -74,7 +77,8 @@ func ReadCSV(r io.Reader, name string) (*Problem, error) {
 			return nil, fail(1, "missing column %s", c)
 		}
 	}
-	p := &Problem{Name: name}
+	// One buffer per line at most: no growing and copying.
+	p := &Problem{Name: name, Buffers: make([]Buffer, 0, bytes.Count(data, []byte{'\n'})+1)}
 	for _, c := range []string{"alignment", "offset", "hint", "gaps"} {
 		if _, ok := col[c]; ok && c != "offset" {
 			p.CSVColumns = append(p.CSVColumns, c)
@@ -110,7 +114,7 @@ func ReadCSV(r io.Reader, name string) (*Problem, error) {
 		}
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return 0, fail(line, "column %s: %q is not an integer in the int64 range", names[i], s)
+			return 0, fail(line, "column %s: %s is not an integer in the int64 range", names[i], Quote(s))
 		}
 		return v, nil
 	}
@@ -123,16 +127,19 @@ func ReadCSV(r io.Reader, name string) (*Problem, error) {
 		return &v, err
 	}
 	for {
-		rec, err = cr.Read()
+		rec, line, err = next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, csvError(name, err)
+			return nil, err
 		}
-		line, _ = cr.FieldPos(0)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
+		}
+		if len(rec) > nHeader {
+			// A field without a column would be dropped silently.
+			return nil, fail(line, "%d fields in the header, %d on this row", nHeader, len(rec))
 		}
 		var b Buffer
 		b.Line = line
@@ -140,6 +147,12 @@ func ReadCSV(r io.Reader, name string) (*Problem, error) {
 		b.ID = strings.Clone(id) // not a slice of the whole row
 		if b.ID == "" {
 			return nil, fail(line, "column id is empty")
+		}
+		if !utf8.ValidString(b.ID) {
+			// Written into a JSON plan it would become U+FFFD and no
+			// longer match; refuse rather than write a plan that does
+			// not verify.
+			return nil, fail(line, "column id: %s is not valid UTF-8 (save the file as UTF-8)", Quote(b.ID))
 		}
 		if b.Start, err = num(cLower); err != nil {
 			return nil, err
@@ -177,11 +190,6 @@ func ReadCSV(r io.Reader, name string) (*Problem, error) {
 				return nil, fail(line, "buffer %q: %v", b.ID, err)
 			}
 		}
-		if len(p.Buffers) == cap(p.Buffers) {
-			// Double: append grows large slices by a quarter, which
-			// allocates about five times the final size over a big file.
-			p.Buffers = slices.Grow(p.Buffers, max(1024, len(p.Buffers)))
-		}
 		p.Buffers = append(p.Buffers, b)
 	}
 	if len(p.Buffers) == 0 {
@@ -191,6 +199,64 @@ func ReadCSV(r io.Reader, name string) (*Problem, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// csvRows returns an iterator over the records of data: each call gives the
+// next record, its line and io.EOF at the end. Records are those of
+// encoding/csv with TrimLeadingSpace (fields are trimmed by the caller) and
+// blank lines skipped. Files without a quote take a fast path: fields are
+// substrings of one copy of the text, with no allocation per row (the
+// reader keeps no reference to them beyond the row).
+func csvRows(data []byte, name string) func() ([]string, int, error) {
+	if bytes.IndexByte(data, '"') >= 0 {
+		cr := csv.NewReader(bytes.NewReader(data))
+		cr.FieldsPerRecord = -1
+		cr.ReuseRecord = true
+		cr.TrimLeadingSpace = true
+		return func() ([]string, int, error) {
+			rec, err := cr.Read()
+			if err == io.EOF {
+				return nil, 0, err
+			}
+			if err != nil {
+				return nil, 0, csvError(name, err)
+			}
+			line, _ := cr.FieldPos(0)
+			return rec, line, nil
+		}
+	}
+	text := string(data)
+	line := 0
+	var rec []string
+	return func() ([]string, int, error) {
+		for len(text) > 0 {
+			line++
+			row := text
+			if k := strings.IndexByte(text, '\n'); k >= 0 {
+				row, text = text[:k], text[k+1:]
+			} else {
+				text = ""
+			}
+			if len(row) > 0 && row[len(row)-1] == '\r' {
+				row = row[:len(row)-1]
+			}
+			if row == "" {
+				continue // encoding/csv skips empty lines
+			}
+			rec = rec[:0]
+			for {
+				k := strings.IndexByte(row, ',')
+				if k < 0 {
+					rec = append(rec, row)
+					break
+				}
+				rec = append(rec, row[:k])
+				row = row[k+1:]
+			}
+			return rec, line, nil
+		}
+		return nil, 0, io.EOF
+	}
 }
 
 func csvError(name string, err error) error {

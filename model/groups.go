@@ -26,15 +26,15 @@ func (p *Problem) AliasGroups() (groups []AliasGroup, of []int, delta []int64) {
 			groups = append(groups, AliasGroup{Root: i, Start: b.Start, End: b.End})
 		}
 	}
-	var index map[string]int
+	var root []int
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
 		r := i
 		if b.Alias != nil {
-			if index == nil {
-				index = p.Index()
+			if root == nil {
+				root, delta = p.AliasRoots(p.Index())
 			}
-			r, delta[i] = p.Root(i, index)
+			r = root[i]
 		}
 		g := &groups[pos[r]]
 		of[i] = pos[r]

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // JSONPool is a pool in the JSON problem format.
@@ -67,6 +68,10 @@ func ReadJSON(r io.Reader, name string) (*Problem, error) {
 	fail := func(off int64, format string, args ...any) error {
 		return &InputError{File: name, Line: lineAt(data, off), Msg: fmt.Sprintf(format, args...)}
 	}
+	if k, off, dup := duplicateKey(data); dup {
+		// encoding/json would keep the last value silently.
+		return nil, fail(int64(off), "duplicate key %s (each key once per object)", Quote(k))
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -82,8 +87,18 @@ func ReadJSON(r io.Reader, name string) (*Problem, error) {
 		key, _ := t.(string)
 		switch key {
 		case "pools":
-			if err := dec.Decode(&[]JSONPool{}); err != nil {
+			var raws []json.RawMessage
+			if err := dec.Decode(&raws); err != nil {
 				return nil, fail(dec.InputOffset(), "pools: %v", jsonMsg(err))
+			}
+			for k, raw := range raws {
+				var q JSONPool
+				if err := decodeStrict(raw, &q); err != nil {
+					return nil, fail(dec.InputOffset(), "pools: pool %d: %v", k+1, jsonMsg(err))
+				}
+				if m, ok := missingKey(raw, "name"); ok {
+					return nil, fail(dec.InputOffset(), "pools: pool %d: missing field %q", k+1, m)
+				}
 			}
 		case "buffers":
 			seen = true
@@ -95,6 +110,10 @@ func ReadJSON(r io.Reader, name string) (*Problem, error) {
 				var jb JSONBuffer
 				if err := dec.Decode(&jb); err != nil {
 					return nil, fail(dec.InputOffset(), "buffer %d: %v", len(p.Buffers)+1, jsonMsg(err))
+				}
+				raw := data[off:dec.InputOffset()] // the buffer's text
+				if err := requiredFields(raw, &jb, len(p.Buffers)+1); err != "" {
+					return nil, fail(skipSpace(data, off), "%s", err)
 				}
 				b := jb.toBuffer()
 				b.Line = lines.at(skipSpace(data, off))
@@ -116,6 +135,7 @@ func ReadJSON(r io.Reader, name string) (*Problem, error) {
 		Pools   []JSONPool      `json:"pools"`
 		Buffers json.RawMessage `json:"buffers"`
 	}
+	// (the pools were checked one by one above)
 	if err := json.Unmarshal(data, &whole); err != nil {
 		return nil, fail(0, "%v", jsonMsg(err))
 	}
@@ -181,17 +201,106 @@ func WriteJSON(w io.Writer, p *Problem) error {
 	return enc.Encode(out)
 }
 
+// decodeStrict decodes one JSON value, refusing unknown fields.
+func decodeStrict(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// requiredFields checks that a buffer object names the fields the format
+// requires (a missing one would read as 0), and those of its alias and
+// gaps, in one scan of its text. It returns the message, or "".
+func requiredFields(raw []byte, jb *JSONBuffer, k int) string {
+	const (
+		fID = 1 << iota
+		fStart
+		fEnd
+		fSize
+		fParent
+	)
+	bit := func(key []byte) int {
+		switch string(key) { // no allocation: the conversion is only compared
+		case "id":
+			return fID
+		case "start":
+			return fStart
+		case "end":
+			return fEnd
+		case "size":
+			return fSize
+		case "parent":
+			return fParent
+		}
+		return 0
+	}
+	top, inner := 0, 0
+	depth, under, msg, gap := 0, "", "", 0
+	walkJSON(raw, func() {
+		depth++
+		inner = 0
+	}, func() {
+		if depth == 2 && msg == "" {
+			switch under {
+			case "alias":
+				if inner&fParent == 0 {
+					msg = fmt.Sprintf("buffer %s: alias: missing field %q", Quote(jb.ID), "parent")
+				}
+			case "gaps":
+				gap++
+				if inner&fStart == 0 {
+					msg = fmt.Sprintf("buffer %s: gap %d: missing field %q", Quote(jb.ID), gap, "start")
+				} else if inner&fEnd == 0 {
+					msg = fmt.Sprintf("buffer %s: gap %d: missing field %q", Quote(jb.ID), gap, "end")
+				}
+			}
+		}
+		depth--
+	}, func(key []byte, _ int) {
+		switch depth {
+		case 1:
+			top |= bit(key)
+			switch string(key) {
+			case "alias":
+				under = "alias"
+			case "gaps":
+				under = "gaps"
+			default:
+				under = ""
+			}
+		case 2:
+			inner |= bit(key)
+		}
+	})
+	if top&fID == 0 {
+		return fmt.Sprintf("buffer %d: missing field %q", k, "id")
+	}
+	for _, f := range []struct {
+		bit  int
+		name string
+	}{{fStart, "start"}, {fEnd, "end"}, {fSize, "size"}} {
+		if top&f.bit == 0 {
+			return fmt.Sprintf("buffer %s: missing field %q (id, start, end and size are required)", Quote(jb.ID), f.name)
+		}
+	}
+	return msg
+}
+
 func jsonMsg(err error) string {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return "unexpected end of file (is a bracket or brace missing?)"
 	}
-	if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field == "" {
-		return fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value)
-	}
 	if te, ok := err.(*json.UnmarshalTypeError); ok {
-		return fmt.Sprintf("field %s: expected %s, got JSON %s", te.Field, te.Type, te.Value)
+		got := te.Value
+		if len(got) > maxQuoted {
+			got = fmt.Sprintf("%s… (%d bytes)", got[:maxQuoted], len(got))
+		}
+		if te.Field == "" {
+			return fmt.Sprintf("expected %s, got JSON %s", jsonTypeName(te.Type), got)
+		}
+		return fmt.Sprintf("field %s: expected %s, got JSON %s", te.Field, jsonTypeName(te.Type), got)
 	}
-	return err.Error()
+	return strings.TrimPrefix(err.Error(), "json: ")
 }
 
 // lineCounter turns increasing byte offsets into line numbers in linear

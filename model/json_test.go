@@ -69,9 +69,9 @@ func TestReadJSONHostileInput(t *testing.T) {
 		{"empty buffers", `{"buffers": []}`, "in.json:1: no buffers"},
 		{"buffers not an array", `{"buffers": {"id": "a"}}`, "in.json:1: buffers must be an array"},
 		{"unknown top field", `{"bufers": []}`, `in.json:1: unknown field "bufers"`},
-		{"unknown buffer field", "{\"buffers\": [\n{\"id\": \"a\", \"start\": 0, \"end\": 1, \"size\": 1, \"sise\": 2}]}", `in.json:2: buffer 1: json: unknown field "sise"`},
-		{"string size", "{\"buffers\": [\n{\"id\": \"a\", \"start\": 0, \"end\": 1, \"size\": \"8\"}]}", "in.json:2: buffer 1: field size: expected int64, got JSON string"},
-		{"size beyond int64", `{"buffers": [{"id": "a", "start": 0, "end": 1, "size": 9223372036854775808}]}`, "in.json:1: buffer 1: field size: expected int64"},
+		{"unknown buffer field", "{\"buffers\": [\n{\"id\": \"a\", \"start\": 0, \"end\": 1, \"size\": 1, \"sise\": 2}]}", `in.json:2: buffer 1: unknown field "sise"`},
+		{"string size", "{\"buffers\": [\n{\"id\": \"a\", \"start\": 0, \"end\": 1, \"size\": \"8\"}]}", "in.json:2: buffer 1: field size: expected an integer in the int64 range, got JSON string"},
+		{"size beyond int64", `{"buffers": [{"id": "a", "start": 0, "end": 1, "size": 9223372036854775808}]}`, "in.json:1: buffer 1: field size: expected an integer in the int64 range"},
 		{"float size", `{"buffers": [{"id": "a", "start": 0, "end": 1, "size": 1.5}]}`, "in.json:1: buffer 1: field size"},
 		{"negative size", "{\"buffers\": [\n {\"id\": \"a\", \"start\": 0, \"end\": 1, \"size\": 1},\n {\"id\": \"b\", \"start\": 0, \"end\": 1, \"size\": -1}]}", `in.json:3: buffer "b": size -1 is negative`},
 		{"duplicate id", "{\"buffers\": [\n {\"id\": \"a\", \"start\": 0, \"end\": 1, \"size\": 1},\n {\"id\": \"a\", \"start\": 0, \"end\": 1, \"size\": 1}]}", `in.json:3: buffer "a": duplicate id (first defined on line 2)`},
@@ -80,10 +80,10 @@ func TestReadJSONHostileInput(t *testing.T) {
 		{"sizes overflow", "{\"buffers\": [\n {\"id\": \"a\", \"start\": 0, \"end\": 1, \"size\": 9223372036854775807},\n {\"id\": \"b\", \"start\": 0, \"end\": 1, \"size\": 1}]}", `in.json:3: buffer "b": the sizes`},
 		{"truncated", `{"buffers": [{"id": "a", "start": 0, "end": 1, "size": 1}`, "in.json:1: unexpected end of file"},
 		{"truncated inside a buffer", "{\"buffers\": [\n{\"id\": \"a\", \"start\": 0, \"end\"", "in.json:2: buffer 1: unexpected end of file"},
-		{"buffer not an object", "{\"buffers\": [\n{\"id\": \"a\", \"start\": 0, \"end\": 1, \"size\": 1},\n7]}", "in.json:3: buffer 2: expected model.JSONBuffer, got JSON number"},
+		{"buffer not an object", "{\"buffers\": [\n{\"id\": \"a\", \"start\": 0, \"end\": 1, \"size\": 1},\n7]}", "in.json:3: buffer 2: expected an object, got JSON number"},
 		{"trailing garbage", `{"buffers": [{"id": "a", "start": 0, "end": 1, "size": 1}]} x`, "in.json:1: invalid character"},
 		{"unknown pool", `{"pools": [{"name": "sram"}], "buffers": [{"id": "a", "start": 0, "end": 1, "size": 1, "pools": ["dram"]}]}`, `buffer "a": unknown pool "dram"`},
-		{"bad pool field", `{"pools": [{"name": "sram", "cap": 3}], "buffers": [{"id": "a", "start": 0, "end": 1, "size": 1}]}`, `pools: json: unknown field "cap"`},
+		{"bad pool field", `{"pools": [{"name": "sram", "cap": 3}], "buffers": [{"id": "a", "start": 0, "end": 1, "size": 1}]}`, `pools: pool 1: unknown field "cap"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -31,6 +31,22 @@ type JSONPlan struct {
 	Placements []JSONPlacement  `json:"placements"`
 }
 
+// DecodeJSONPlan reads a JSON plan strictly: unknown fields and duplicate
+// keys are errors, and messages name the JSON expected (not Go types).
+func DecodeJSONPlan(data []byte, name string) (*JSONPlan, error) {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if k, off, dup := duplicateKey(data); dup {
+		return nil, &InputError{File: name, Line: lineAt(data, int64(off)), Msg: fmt.Sprintf("plan: duplicate key %s (each key once per object)", Quote(k))}
+	}
+	var jp JSONPlan
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&jp); err != nil {
+		return nil, &InputError{File: name, Line: lineAt(data, dec.InputOffset()), Msg: "plan: " + jsonMsg(err)}
+	}
+	return &jp, nil
+}
+
 // PlanToJSON converts a plan of p to its JSON form.
 func PlanToJSON(p *Problem, pl *Plan) JSONPlan {
 	pools := p.PoolList()
@@ -110,6 +126,9 @@ func ReadPlan(r io.Reader, name string, p *Problem) (*Plan, error) {
 	}
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
+		if k, off, dup := duplicateKey(data); dup {
+			return nil, &InputError{File: name, Line: lineAt(data, int64(off)), Msg: fmt.Sprintf("plan: duplicate key %s (each key once per object)", Quote(k))}
+		}
 		var jp JSONPlan
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
@@ -121,6 +140,11 @@ func ReadPlan(r io.Reader, name string, p *Problem) (*Plan, error) {
 				return nil, err
 			}
 		}
+		if topKeys(data)["peak"] {
+			peak := jp.Peak
+			pl.StatedPeak = &peak
+		}
+		pl.StatedPoolPeaks = jp.PoolPeaks
 		return pl, nil
 	}
 	if err := readPlanCSV(data, name, set); err != nil {

@@ -42,18 +42,18 @@ type Sweep struct {
 }
 
 // Pieces expands the problem into occupancy pieces, taking gaps and alias
-// groups into account. Zero-byte pieces are dropped. O(n log n) plus the
-// size of the alias groups squared.
+// groups into account. Zero-byte pieces are dropped. O(n log n) plus, per
+// alias group, the number of its members live at each of its time points.
 func (p *Problem) Pieces() []Piece {
-	var index map[string]int
+	var root []int
+	var delta []int64
 	groups := map[int][]int{}
 	for i := range p.Buffers {
 		if p.Buffers[i].Alias != nil {
-			if index == nil {
-				index = p.Index()
+			if root == nil {
+				root, delta = p.AliasRoots(p.Index())
 			}
-			r, _ := p.Root(i, index)
-			groups[r] = append(groups[r], i)
+			groups[root[i]] = append(groups[root[i]], i)
 		}
 	}
 	pieces := make([]Piece, 0, len(p.Buffers))
@@ -63,7 +63,7 @@ func (p *Problem) Pieces() []Piece {
 			continue
 		}
 		if g, ok := groups[i]; ok {
-			pieces = append(pieces, p.groupPieces(i, g, index)...)
+			pieces = append(pieces, p.groupPieces(i, g, delta)...)
 			continue
 		}
 		for _, r := range b.Rects(0, nil) {
@@ -104,11 +104,10 @@ func (b *Buffer) Rects(delta int64, dst []Rect) []Rect {
 
 // groupPieces returns, for an alias group, the length of the union of its
 // members' byte ranges in every elementary interval of the group.
-func (p *Problem) groupPieces(root int, members []int, index map[string]int) []Piece {
+func (p *Problem) groupPieces(root int, members []int, delta []int64) []Piece {
 	rects := p.Buffers[root].Rects(0, nil)
 	for _, m := range members {
-		_, d := p.Root(m, index)
-		rects = p.Buffers[m].Rects(d, rects)
+		rects = p.Buffers[m].Rects(delta[m], rects)
 	}
 	var out []Piece
 	for _, r := range UnionLoad(rects) {
@@ -144,16 +143,33 @@ func UnionRects(rs []Rect) []Rect {
 	}
 	slices.Sort(times)
 	times = slices.Compact(times)
+	// Rectangles by start; the live ones are kept as the sweep moves, so
+	// the cost is the sum of the live counts, not times × rectangles.
+	order := make([]int, len(rs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(rs[a].Start, rs[b].Start) })
 	var out []Rect
-	var live []Rect
+	var active, live []Rect
+	next := 0
 	for k := 0; k+1 < len(times); k++ {
 		t0, t1 := times[k], times[k+1]
-		live = live[:0]
-		for _, r := range rs {
-			if r.Start <= t0 && r.End >= t1 {
-				live = append(live, r)
+		n := 0
+		for _, r := range active {
+			if r.End >= t1 {
+				active[n] = r
+				n++
 			}
 		}
+		active = active[:n]
+		for next < len(order) && rs[order[next]].Start <= t0 {
+			if r := rs[order[next]]; r.End >= t1 {
+				active = append(active, r)
+			}
+			next++
+		}
+		live = append(live[:0], active...)
 		slices.SortFunc(live, func(a, b Rect) int { return cmp.Compare(a.Lo, b.Lo) })
 		first := len(out)
 		for _, r := range live {
@@ -272,7 +288,7 @@ func hasAlias(p *Problem) bool {
 // mergeAliasComponents joins components that hold members of the same alias
 // group (a reshape's output may outlive its input with a time point between).
 func mergeAliasComponents(p *Problem, comps []Component) []Component {
-	index := p.Index()
+	root, _ := p.AliasRoots(p.Index())
 	compOf := make([]int, len(p.Buffers))
 	for c, comp := range comps {
 		for _, i := range comp.Buffers {
@@ -292,8 +308,7 @@ func mergeAliasComponents(p *Problem, comps []Component) []Component {
 	}
 	for i := range p.Buffers {
 		if p.Buffers[i].Alias != nil {
-			r, _ := p.Root(i, index)
-			a, b := find(compOf[i]), find(compOf[r])
+			a, b := find(compOf[i]), find(compOf[root[i]])
 			if a != b {
 				parent[max(a, b)] = min(a, b)
 			}

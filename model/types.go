@@ -185,6 +185,11 @@ type Placement struct {
 // Problem.Buffers[i].
 type Plan struct {
 	Placements []Placement
+	// StatedPeak and StatedPoolPeaks are the peaks a plan file states
+	// (a JSON plan's "peak" and "pool_peaks"; nil when it states none);
+	// the verifier checks them against the placements.
+	StatedPeak      *int64
+	StatedPoolPeaks map[string]int64
 }
 
 // NewPlan returns a plan with every buffer at offset 0 of pool 0 and its

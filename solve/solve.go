@@ -136,6 +136,7 @@ type solver struct {
 	// overPlan the first plan with it.
 	overCapacity int64
 	overPlan     *model.Plan
+	overMethod   string // who found overPlan
 	// tierStatus is the status of a multi-pool solve before merging.
 	tierStatus Status
 	// refutedBy names the engine that proved nothing fits the capacity.
@@ -438,7 +439,7 @@ func (s *solver) keep(plan *model.Plan, method string, fits bool) {
 	}
 	if !fits {
 		if peak < s.overCapacity {
-			s.overCapacity, s.overPlan = peak, plan
+			s.overCapacity, s.overPlan, s.overMethod = peak, plan, method
 		}
 		return
 	}
@@ -473,7 +474,7 @@ func (s *solver) finish() {
 		r.Method = s.refutedBy
 	case r.Plan == nil && s.overCapacity < math.MaxInt64:
 		r.Peak = s.overCapacity
-		r.Status, r.Reason = Unknown, fmt.Sprintf("the best plan found needs %d bytes, above the capacity; no refutation was found", r.Peak)
+		r.Status, r.Reason = Unknown, fmt.Sprintf("the best plan found (by %s) needs %d bytes, above the capacity; no refutation was found", s.overMethod, r.Peak)
 	case r.Plan == nil && s.timedOut:
 		r.Status, r.Reason = Unknown, "the time limit ran out before a plan was found"
 	case r.Plan == nil:

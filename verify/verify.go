@@ -24,10 +24,11 @@ const (
 	ElasticRange              // granted size outside [min, max] (or not the size of a fixed buffer)
 	GapMisuse                 // a gap outside the lifetime or a window outside the granted bytes
 	TooMany                   // the list was cut: more violations exist
+	WrongPeak                 // the plan states a peak (or pool peak) it does not have
 )
 
 var kindNames = [...]string{"missing-buffer", "overlap", "misaligned", "pin-moved", "out-of-capacity",
-	"alias-broken", "wrong-pool", "elastic-range", "gap-misuse", "too-many"}
+	"alias-broken", "wrong-pool", "elastic-range", "gap-misuse", "too-many", "wrong-peak"}
 
 func (k Kind) String() string {
 	if k >= 0 && int(k) < len(kindNames) {
@@ -95,7 +96,49 @@ func Check(p *model.Problem, pl *model.Plan) []Violation {
 	}
 	ok := c.checkBuffers()
 	c.checkOverlaps(ok)
+	c.checkStatedPeaks()
 	return c.out
+}
+
+// checkStatedPeaks compares the peaks a plan file states with the peaks of
+// its placements: max(offset + granted size) over the buffers of non-zero
+// size in each pool, computed here.
+func (c *checker) checkStatedPeaks() {
+	if c.pl.StatedPeak == nil && c.pl.StatedPoolPeaks == nil {
+		return
+	}
+	pools := c.p.PoolList()
+	peaks := make([]int64, len(pools))
+	for _, q := range c.pl.Placements {
+		if q.Pool < 0 || q.Pool >= len(pools) || q.Size <= 0 || q.Offset < 0 || q.Offset > math.MaxInt64-q.Size {
+			continue // reported by checkBuffers
+		}
+		peaks[q.Pool] = max(peaks[q.Pool], q.Offset+q.Size)
+	}
+	if c.pl.StatedPeak != nil {
+		peak := int64(0)
+		for _, v := range peaks {
+			peak = max(peak, v)
+		}
+		if *c.pl.StatedPeak != peak {
+			c.add(WrongPeak, fmt.Sprintf("the plan states peak %d; its placements reach %d", *c.pl.StatedPeak, peak))
+		}
+	}
+	names := make([]string, 0, len(c.pl.StatedPoolPeaks))
+	for name := range c.pl.StatedPoolPeaks {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		stated := c.pl.StatedPoolPeaks[name]
+		k := slices.IndexFunc(pools, func(q model.Pool) bool { return q.Name == name })
+		switch {
+		case k < 0:
+			c.add(WrongPeak, fmt.Sprintf("the plan states a peak for pool %q, which the problem does not have", name))
+		case stated != peaks[k]:
+			c.add(WrongPeak, fmt.Sprintf("the plan states peak %d for pool %q; its placements reach %d", stated, name, peaks[k]))
+		}
+	}
 }
 
 func (c *checker) checkBuffers() []bool {

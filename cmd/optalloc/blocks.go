@@ -59,6 +59,7 @@ func planBlocks(ctx context.Context, e *env, input string, p *model.Problem) err
 	if err := checkWritable(out, schedPath); err != nil {
 		return err
 	}
+	limit = remaining(e, limit)
 	if limit > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, limit)

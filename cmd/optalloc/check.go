@@ -39,7 +39,12 @@ when the command succeeds, so a failed check leaves the old baseline alone. The 
    "instances": {"INPUT": {"peak": N, "status": S, "method": M,
                            "found_by": PLANNER, "optalloc_version": V,
                            "buffers": N, "lower_bound": N}}}
-Instances are keyed by the INPUT path as given (use the same paths in CI).
+Instances are keyed by their path relative to the baseline file ("paths":
+"relative to the baseline"), so any spelling of the same file, from any
+folder, matches; a symlink or hard link to a recorded file matches too.
+Older baselines, keyed by the path as given, are read relative to the
+current folder. Baseline entries no INPUT matched are listed as "missing"
+(they do not fail the check).
 
 --method defaults to the baseline's method, else greedy-size: one
 deterministic planner that finishes in milliseconds, so the same input gives
@@ -49,7 +54,7 @@ result depends on the machine's speed: gate them with a --tolerance.
 
 --json prints, instead of the text report, an object with these stable fields:
   optalloc_version, baseline, baseline_version, method, tolerance_percent,
-  passed, counts (per verdict),
+  passed, counts (per verdict), missing (baseline keys not run),
   instances[]: input, verdict (ok|better|worse|new|invalid|error), peak,
     baseline_peak (null when new), change_percent (null when new), status,
     baseline_status, message`,
@@ -72,11 +77,22 @@ result depends on the machine's speed: gate them with a --tolerance.
 
 // baselineFile is the baseline JSON; its field names are stable.
 type baselineFile struct {
-	Version   string                   `json:"optalloc_version"`
-	Method    string                   `json:"method"`
-	TimeLimit float64                  `json:"time_limit_seconds"`
+	Version   string  `json:"optalloc_version"`
+	Method    string  `json:"method"`
+	TimeLimit float64 `json:"time_limit_seconds"`
+	// Paths says how instance keys are written: "relative to the baseline"
+	// (keys are paths relative to the baseline file's folder); absent in
+	// older baselines, whose keys are paths as given on the command line.
+	Paths     string                   `json:"paths,omitempty"`
 	Instances map[string]baselineEntry `json:"instances"`
+
+	dir   string            // the baseline file's folder (readBaseline)
+	index map[string]string // absolute path → key (entry builds it)
 }
+
+// pathsRelative is baselineFile.Paths of baselines written since keys
+// became relative to the baseline file.
+const pathsRelative = "relative to the baseline"
 
 type baselineEntry struct {
 	Peak       int64        `json:"peak"`
@@ -97,6 +113,7 @@ type checkJSON struct {
 	Passed          bool                `json:"passed"`
 	Counts          map[string]int      `json:"counts"`
 	Instances       []checkInstanceJSON `json:"instances"`
+	Missing         []string            `json:"missing"`
 }
 
 type checkInstanceJSON struct {
@@ -118,6 +135,9 @@ const (
 	verdictWorse   = "worse"
 	verdictInvalid = "invalid"
 	verdictError   = "error"
+	// verdictMissing counts baseline entries no INPUT matched; reported,
+	// it does not fail the check (a run may cover part of the baseline).
+	verdictMissing = "missing"
 )
 
 func readBaseline(path string) (*baselineFile, error) {
@@ -125,7 +145,7 @@ func readBaseline(path string) (*baselineFile, error) {
 	if err != nil {
 		return nil, &model.InputError{File: path, Msg: "cannot read the baseline: " + err.Error()}
 	}
-	var b baselineFile
+	b := baselineFile{dir: filepath.Dir(path)}
 	if err := json.Unmarshal(data, &b); err != nil {
 		return nil, &model.InputError{File: path, Msg: "baseline: " + err.Error()}
 	}
@@ -140,13 +160,76 @@ func readBaseline(path string) (*baselineFile, error) {
 	return &b, nil
 }
 
-// baselineKey is the key of an input in the baseline: its path as given,
-// cleaned and with forward slashes.
-func baselineKey(path string) string {
-	if path == "-" {
-		return path
+// baselineKey is the key of an input in a baseline written to
+// baselinePath: its path relative to the baseline file's folder, cleaned,
+// with forward slashes, so that the same file matches whatever spelling or
+// working directory a later check uses. "-" stays "-".
+func baselineKey(baselinePath, input string) string {
+	if input == "-" {
+		return input
 	}
-	return filepath.ToSlash(filepath.Clean(path))
+	abs, err := filepath.Abs(input)
+	if err != nil {
+		return filepath.ToSlash(filepath.Clean(input))
+	}
+	dir, err := filepath.Abs(filepath.Dir(baselinePath))
+	if err == nil {
+		if rel, err := filepath.Rel(dir, abs); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(abs)
+}
+
+// keyPath is the absolute path a baseline key names.
+func (b *baselineFile) keyPath(key string) string {
+	if key == "-" {
+		return key
+	}
+	p := filepath.FromSlash(key)
+	if !filepath.IsAbs(p) && b.Paths == pathsRelative && b.dir != "" {
+		p = filepath.Join(b.dir, p)
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
+}
+
+// entry finds the baseline entry of input: by absolute path, else by file
+// identity (a symlink or hard link to a recorded file). It returns the key.
+func (b *baselineFile) entry(input string) (string, bool) {
+	if b.index == nil {
+		b.index = make(map[string]string, len(b.Instances))
+		for k := range b.Instances {
+			b.index[b.keyPath(k)] = k
+		}
+	}
+	if input == "-" {
+		_, ok := b.Instances["-"]
+		return "-", ok
+	}
+	abs, err := filepath.Abs(input)
+	if err == nil {
+		if k, ok := b.index[abs]; ok {
+			return k, true
+		}
+	}
+	fi, err := os.Stat(input)
+	if err != nil {
+		return "", false
+	}
+	keys := make([]string, 0, len(b.index))
+	for p := range b.index {
+		keys = append(keys, p)
+	}
+	slices.Sort(keys)
+	for _, p := range keys {
+		if kfi, err := os.Stat(p); err == nil && os.SameFile(fi, kfi) {
+			return b.index[p], true
+		}
+	}
+	return "", false
 }
 
 func runCheck(ctx context.Context, e *env, args []string) error {
@@ -220,16 +303,34 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if base != nil {
 		report.BaselineVersion = base.Version
 	}
+	matched := map[string]bool{}
 	for i := range results {
 		ci := judge(&results[i], base, tol)
 		report.Counts[ci.Verdict]++
 		report.Instances = append(report.Instances, ci)
+		if base != nil {
+			if k, ok := base.entry(results[i].Name); ok {
+				matched[k] = true
+			}
+		}
+	}
+	report.Missing = []string{}
+	if base != nil {
+		for k := range base.Instances {
+			if !matched[k] {
+				report.Missing = append(report.Missing, k)
+			}
+		}
+		slices.Sort(report.Missing)
+		if n := len(report.Missing); n > 0 {
+			report.Counts[verdictMissing] = n
+		}
 	}
 	failed := report.Counts[verdictWorse] + report.Counts[verdictInvalid] + report.Counts[verdictError]
 	report.Passed = failed == 0
 
 	if writePath != "" {
-		nb := newBaseline(results, method, limit)
+		nb := newBaseline(results, method, limit, writePath)
 		if err := writeOutput(e, writePath, func(w io.Writer) error { return writeJSON(w, nb) }); err != nil {
 			return err
 		}
@@ -261,7 +362,8 @@ func judge(r *benchmarks.Result, base *baselineFile, tol float64) checkInstanceJ
 	ci := checkInstanceJSON{Input: r.Name, Peak: run.Peak, Status: string(run.Status)}
 	var entry *baselineEntry
 	if base != nil {
-		if b, ok := base.Instances[baselineKey(r.Name)]; ok {
+		if k, ok := base.entry(r.Name); ok {
+			b := base.Instances[k]
 			entry = &b
 			ci.BaselinePeak, ci.BaselineStatus = &b.Peak, string(b.Status)
 		}
@@ -323,15 +425,16 @@ func judge(r *benchmarks.Result, base *baselineFile, tol float64) checkInstanceJ
 	return ci
 }
 
-func newBaseline(results []benchmarks.Result, method string, limit time.Duration) *baselineFile {
-	b := &baselineFile{Version: Version, Method: method, TimeLimit: limit.Seconds(), Instances: map[string]baselineEntry{}}
+func newBaseline(results []benchmarks.Result, method string, limit time.Duration, path string) *baselineFile {
+	b := &baselineFile{Version: Version, Method: method, TimeLimit: limit.Seconds(), Paths: pathsRelative,
+		Instances: map[string]baselineEntry{}}
 	for i := range results {
 		r := &results[i]
 		run := &r.Runs[0]
 		if run.Err != nil || (run.Plan != nil && !run.Valid) {
 			continue // never record a failure as the reference
 		}
-		b.Instances[baselineKey(r.Name)] = baselineEntry{Peak: run.Peak, Status: run.Status, Method: method,
+		b.Instances[baselineKey(path, r.Name)] = baselineEntry{Peak: run.Peak, Status: run.Status, Method: method,
 			FoundBy: run.FoundBy, Version: Version, Buffers: r.Buffers, LowerBound: r.LowerBound}
 	}
 	return b
@@ -345,8 +448,11 @@ func writeCheckText(w io.Writer, r *checkJSON, compared bool) {
 		}
 		fmt.Fprintf(w, "%-13s %s: %s\n", tag, ci.Input, ci.Message)
 	}
+	for _, k := range r.Missing {
+		fmt.Fprintf(w, "%-13s %s: in the baseline, not run\n", verdictMissing, k)
+	}
 	var parts []string
-	for _, v := range []string{verdictOK, verdictBetter, verdictNew, verdictWorse, verdictInvalid, verdictError} {
+	for _, v := range []string{verdictOK, verdictBetter, verdictNew, verdictWorse, verdictInvalid, verdictError, verdictMissing} {
 		if n := r.Counts[v]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, v))
 		}

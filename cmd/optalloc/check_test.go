@@ -42,7 +42,7 @@ func TestCheckGateOnShared(t *testing.T) {
 	assert.Equal(t, Version, b.Version)
 	assert.Equal(t, defaultCheckMethod(), b.Method)
 	for _, in := range inputs {
-		e, ok := b.Instances[baselineKey(in)]
+		e, ok := b.Instances[baselineKey(base, in)]
 		require.True(t, ok, in)
 		assert.Positive(t, e.Peak)
 		assert.Equal(t, Version, e.Version)
@@ -55,7 +55,7 @@ func TestCheckGateOnShared(t *testing.T) {
 	assert.Contains(t, out, "check passed: 3 instances (3 ok)")
 
 	// Halve one peak in the baseline: the check fails on that instance only.
-	victim := baselineKey(inputs[1])
+	victim := baselineKey(base, inputs[1])
 	e := b.Instances[victim]
 	e.Peak /= 2
 	b.Instances[victim] = e
@@ -174,9 +174,9 @@ func TestCheckFailureWritesNoBaseline(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "wrote the baseline")
 	b := readBaselineT(t, base)
-	e := b.Instances[baselineKey(in)]
+	e := b.Instances[baselineKey(base, in)]
 	e.Peak /= 2
-	b.Instances[baselineKey(in)] = e
+	b.Instances[baselineKey(base, in)] = e
 	writeBaselineT(t, base, b)
 	code, _, stderr = toolRun(t, "check", "--baseline", base, "--write-baseline", fresh, in)
 	assert.Equal(t, 1, code)

@@ -1,132 +1,53 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/optalloc/optalloc/model"
 )
 
-// loadProblem reads INPUT ("-" is standard input) by its file name.
+// loadProblem reads INPUT ("-" is standard input) by its file name. A
+// signal (Ctrl-C, SIGTERM, SIGHUP) while it reads stops the command at once
+// (exit 1): there is no plan yet to keep.
 func loadProblem(e *env, path string) (*model.Problem, error) {
-	if path == "-" {
-		data, err := io.ReadAll(e.stdin)
-		if err != nil {
-			return nil, &model.InputError{File: "<stdin>", Msg: err.Error()}
+	load := func() (*model.Problem, error) {
+		if path == "-" {
+			data, err := io.ReadAll(e.stdin)
+			if err != nil {
+				return nil, &model.InputError{File: "<stdin>", Msg: err.Error()}
+			}
+			return model.LoadBytes(data, "<stdin>")
 		}
-		return model.LoadBytes(data, "<stdin>")
-	}
-	if p, ok, err := loadONNX(e, path); ok {
-		return p, err
-	}
-	return model.Load(path)
-}
-
-// writeOutput writes a file atomically and all-or-nothing: into a temporary
-// file in the same folder, renamed over path only when the whole command
-// succeeds (run calls commit), so a failed run never leaves a partial file
-// nor some of its outputs. "-" writes to standard output at once. A path
-// that cannot be written is bad usage (exit 2).
-func writeOutput(e *env, path string, write func(io.Writer) error) error {
-	if path == "-" {
-		bw := bufio.NewWriter(e.stdout)
-		if err := write(bw); err != nil {
-			return err
+		if p, ok, err := loadONNX(e, path); ok {
+			return p, err
 		}
-		return bw.Flush()
+		return model.Load(path)
 	}
-	if err := checkWritable(path); err != nil {
-		return err
+	if e.ctx == nil {
+		return load()
 	}
-	for _, st := range e.staged {
-		if st.path == path {
-			return usageErr("two outputs name the same file %s", path)
-		}
+	if err := e.ctx.Err(); err != nil {
+		return nil, failure("interrupted before reading %s", path)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return usageErr("cannot write %s: %v", path, unwrapErr(err))
+	type loaded struct {
+		p   *model.Problem
+		err error
 	}
-	e.staged = append(e.staged, staged{tmp: tmp.Name(), path: path})
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
+	done := make(chan loaded, 1)
+	go func() {
+		p, err := load()
+		done <- loaded{p, err}
+	}()
+	select {
+	case r := <-done:
+		return r.p, r.err
+	case <-e.ctx.Done():
+		return nil, failure("interrupted while reading %s; nothing written", path)
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	// CreateTemp makes the file private (0600); outputs are ordinary files.
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
-
-// staged is an output written to a temporary file, waiting for commit.
-type staged struct{ tmp, path string }
-
-// commit renames every staged output into place.
-func (e *env) commit() error {
-	for k, s := range e.staged {
-		if err := os.Rename(s.tmp, s.path); err != nil {
-			e.staged = e.staged[k:]
-			e.abort()
-			return fmt.Errorf("writing %s: %v", s.path, unwrapErr(err))
-		}
-	}
-	e.staged = nil
-	return nil
-}
-
-// abort removes every staged output.
-func (e *env) abort() {
-	for _, s := range e.staged {
-		os.Remove(s.tmp)
-	}
-	e.staged = nil
-}
-
-// checkWritable reports (as bad usage) an output path that cannot be
-// written: a missing or unwritable folder, or a folder in the path's place.
-// Commands call it before long work so that a typo does not cost a solve.
-func checkWritable(paths ...string) error {
-	seen := map[string]bool{}
-	for _, path := range paths {
-		if path == "" || path == "-" {
-			continue
-		}
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			abs = filepath.Clean(path)
-		}
-		if seen[abs] {
-			return usageErr("two outputs name the same file %s", path)
-		}
-		seen[abs] = true
-		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-			return usageErr("cannot write %s: it is a directory", path)
-		}
-		dir := filepath.Dir(path)
-		fi, err := os.Stat(dir)
-		if err != nil {
-			return usageErr("cannot write %s: %v", path, unwrapErr(err))
-		}
-		if !fi.IsDir() {
-			return usageErr("cannot write %s: %s is not a directory", path, dir)
-		}
-		f, err := os.CreateTemp(dir, ".optalloc-probe-*")
-		if err != nil {
-			return usageErr("cannot write %s: %v", path, unwrapErr(err))
-		}
-		f.Close()
-		os.Remove(f.Name())
-	}
-	return nil
 }
 
 func unwrapErr(err error) error {

@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -34,8 +36,22 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	flags          *pflag.FlagSet
-	staged         []staged // outputs written, renamed into place on success
+	staged         []staged  // outputs written, renamed into place on success
+	start          time.Time // when the process (or, in tests, run) started
+	ctx            context.Context
 }
+
+// processStart is when the process started (package variables are set
+// before main runs); --time-limit counts from it, so reading the input is
+// part of the limit. Zero in tests, where run's own start is used.
+var processStart time.Time
+
+var initTime = time.Now()
+
+// stopSignals are the signals that stop a command as Ctrl-C does: the best
+// plan found so far is kept and written. SIGTERM and SIGHUP are what CI
+// systems, batch schedulers and closed terminals send.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
 // exitError carries an exit code: 1 for infeasible / invalid / check failed,
 // 2 for bad usage or bad input.
@@ -55,7 +71,14 @@ func failure(format string, args ...any) error {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	processStart = initTime
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
+	go func() {
+		// After the first signal the default action is back: a second
+		// one ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -63,6 +86,10 @@ func main() {
 
 // run executes the CLI and returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	start := processStart
+	if start.IsZero() {
+		start = time.Now()
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
 		usage(stdout)
 		if len(args) == 0 {
@@ -97,8 +124,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "optalloc %s: %v (see 'optalloc help %s')\n", name, err, name)
 		return 2
 	}
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, flags: fs}
-	err := c.run(ctx, e, fs.Args())
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, flags: fs, start: start, ctx: ctx}
+	err := guardFiles(e, fs.Args())
+	if err == nil {
+		err = c.run(ctx, e, fs.Args())
+	}
 	if err == nil {
 		err = e.commit()
 	} else {

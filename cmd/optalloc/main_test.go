@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"testing"
 
@@ -19,7 +18,8 @@ const cliChildEnv = "OPTALLOC_TEST_CLI_CHILD"
 // check after each subtest with goleak.VerifyNone.
 func TestMain(m *testing.M) {
 	if os.Getenv(cliChildEnv) == "1" {
-		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		main() // with main's signal handling and start time
+		return
 	}
 	goleak.VerifyTestMain(m)
 }

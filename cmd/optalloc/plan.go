@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -47,7 +46,9 @@ fits (exit 1), status=unknown when time ran out first (exit 1).
 
 The summary line goes to stderr:
   peak=N lower_bound=N gap=P% status=S method=M time=Ds
-(with several pools it ends in split=exact[,proven] or split=heuristic; peak
+(peak, gap and method are "none" when no plan was found; time is the wall
+time since the start, reading the input included, as --time-limit counts;
+with several pools it ends in split=exact[,proven] or split=heuristic; peak
 and lower_bound are then the largest pool's, for that split).
 --json prints the same (and engine statistics) as JSON on stdout.
 
@@ -72,7 +73,7 @@ min_cost_flow. --schedule F writes the replayable allocation schedule.`,
 func planFlags(fs *pflag.FlagSet) {
 	poolFlag(fs)
 	fs.Var(new(byteSize), "capacity", "decide whether the plan fits in this many bytes (e.g. 1048576 or 1MiB); 0 = minimise")
-	fs.Duration("time-limit", 10*time.Second, "stop searching after this long and return the best plan found")
+	fs.Duration("time-limit", 10*time.Second, "stop after this much wall time from the start (reading the input included) and return the best plan found; 0 = no limit")
 	fs.String("method", "auto", "auto (heuristics, then the exact race) | exact | bnb | sat | heuristic (the portfolio) | a planner name")
 	fs.StringP("output", "o", "", "write the plan to this file (.csv: input columns plus offset; .json: JSON plan; .tflite: a copy of the input .tflite model carrying the plan as TFLite Micro's offline plan; - = stdout)")
 	fs.String("svg", "", "also draw the plan as an SVG picture")
@@ -123,9 +124,9 @@ var pruneFlags = []struct {
 type planJSON struct {
 	Input      string           `json:"input"`
 	Buffers    int              `json:"buffers"`
-	Peak       int64            `json:"peak"`
+	Peak       *int64           `json:"peak"` // null without a plan
 	LowerBound int64            `json:"lower_bound"`
-	Gap        float64          `json:"gap_percent"`
+	Gap        *float64         `json:"gap_percent"` // null without a plan
 	Status     solve.Status     `json:"status"`
 	Method     string           `json:"method"`
 	Seconds    float64          `json:"time_seconds"`
@@ -174,11 +175,19 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err := checkWritable(out, svg, html); err != nil {
 		return err
 	}
-	if err := notInput(args[0], out, svg, html); err != nil {
-		return err
-	}
 	if err := checkTFLiteOutput(e, args[0], out); err != nil {
 		return err
+	}
+	layout, err := layoutOf(fs)
+	if err != nil {
+		return err
+	}
+	if layout != "blocks" {
+		for _, f := range []string{"max-blocks", "schedule"} {
+			if fs.Changed(f) {
+				return usageErr("--%s applies to --layout blocks only", f)
+			}
+		}
 	}
 	p, err := loadProblem(e, args[0])
 	if err != nil {
@@ -187,19 +196,23 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err := applyPools(e, p, args[0]); err != nil {
 		return err
 	}
+	if svg != "" || html != "" {
+		// Checked before solving, so that a long solve is not lost to it.
+		if n := len(p.Buffers); n > vizMaxBuffers {
+			return usageErr("%d buffers are too many to draw (--svg/--html stop at %d; viz --max-buffers -1 lifts it); leave out --svg and --html", n, vizMaxBuffers)
+		}
+	}
 	if capacity > 0 && len(p.PoolList()) > 1 {
 		return usageErr("--capacity decides a single pool; with %d pools give each its capacity (--pool NAME:CAPACITY or the JSON problem)", len(p.PoolList()))
 	}
-	if layout, err := layoutOf(fs); err != nil {
-		return err
-	} else if layout == "blocks" {
+	if layout == "blocks" {
 		if svg != "" || html != "" {
 			return usageErr("--svg and --html draw offset plans; not available with --layout blocks")
 		}
 		return planBlocks(ctx, e, args[0], p)
 	}
 	stopProgress := func() {}
-	opt := solve.Options{Method: method, Capacity: capacity, TimeLimit: limit, Threads: threads, Seed: seed}
+	opt := solve.Options{Method: method, Capacity: capacity, TimeLimit: remaining(e, limit), Threads: threads, Seed: seed}
 	for _, f := range pruneFlags {
 		if on, _ := fs.GetBool(f.name); on {
 			f.set(&opt)
@@ -243,9 +256,10 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
+	elapsed := time.Since(e.start) // wall time from the start, reading included
 	if on, _ := fs.GetBool("explain"); on {
 		w := e.stdout
-		if asJSON || out == "-" {
+		if asJSON || out == "-" || svg == "-" || html == "-" {
 			w = e.stderr
 		}
 		if err := explain(ctx, e, w, args[0], p, res, opt); err != nil {
@@ -262,13 +276,22 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 				split += ",proven"
 			}
 		}
-		fmt.Fprintf(e.stderr, "peak=%d lower_bound=%d gap=%.2f%% status=%s method=%s time=%.3fs%s\n",
-			res.Peak, res.LowerBound, res.Gap(), res.Status, res.Method, res.Elapsed.Seconds(), split)
+		// Without a plan there is no peak, gap nor method: "none", not 0.
+		peak, gap, method := "none", "none", "none"
+		if res.Plan != nil {
+			peak, gap, method = fmt.Sprint(res.Peak), fmt.Sprintf("%.2f%%", res.Gap()), res.Method
+		}
+		fmt.Fprintf(e.stderr, "peak=%s lower_bound=%d gap=%s status=%s method=%s time=%.3fs%s\n",
+			peak, res.LowerBound, gap, res.Status, method, elapsed.Seconds(), split)
 	}
 	if asJSON {
-		j := planJSON{Input: args[0], Buffers: len(p.Buffers), Peak: res.Peak, LowerBound: res.LowerBound,
-			Gap: res.Gap(), Status: res.Status, Method: res.Method, Seconds: res.Elapsed.Seconds(),
+		j := planJSON{Input: args[0], Buffers: len(p.Buffers), LowerBound: res.LowerBound,
+			Status: res.Status, Method: res.Method, Seconds: elapsed.Seconds(),
 			Capacity: capacity, Reason: res.Reason, Output: out, Split: res.Split, Stats: res.Stats}
+		if res.Plan != nil {
+			peak, gap := res.Peak, res.Gap()
+			j.Peak, j.Gap = &peak, &gap
+		}
 		if res.Plan != nil && len(p.PoolList()) > 1 {
 			j.PoolPeaks = map[string]int64{}
 			for i, v := range res.Plan.PoolPeaks(p) {
@@ -286,18 +309,17 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// notInput refuses outputs that would overwrite the input file.
-func notInput(input string, outputs ...string) error {
-	in, err := filepath.Abs(input)
-	if input == "-" || err != nil {
-		return nil
+// vizMaxBuffers is the largest plan plan --svg/--html draws (viz's default).
+const vizMaxBuffers = 200000
+
+// remaining is what is left of a --time-limit counted from the start of the
+// process (reading the input used some); 0 stays "no limit", and a limit
+// already spent leaves a nanosecond (the solve returns at once).
+func remaining(e *env, limit time.Duration) time.Duration {
+	if limit <= 0 {
+		return limit
 	}
-	for _, o := range outputs {
-		if a, err := filepath.Abs(o); err == nil && o != "" && o != "-" && a == in {
-			return usageErr("the output %s would overwrite the input", o)
-		}
-	}
-	return nil
+	return max(limit-time.Since(e.start), time.Nanosecond)
 }
 
 // poolFlag defines --pool (plan, compare, check).
@@ -328,6 +350,11 @@ func parsePools(specs []string) ([]model.Pool, error) {
 		parts := strings.Split(spec, ":")
 		if len(parts) < 2 || len(parts) > 3 || parts[0] == "" {
 			return nil, usageErr("--pool %q: want NAME:CAPACITY[:ALIGN]", spec)
+		}
+		for _, q := range pools {
+			if q.Name == parts[0] {
+				return nil, usageErr("--pool %q: pool %q is given twice", spec, q.Name)
+			}
 		}
 		q := model.Pool{Name: parts[0], Rank: rank}
 		var c, a byteSize

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -17,8 +18,10 @@ func init() {
 		args:    "PROBLEM PLAN | MODEL.tflite",
 		summary: "check a plan independently of the planners: exit 0 when valid, 1 with the violations",
 		long: `PROBLEM is any input plan accepts; PLAN is a CSV with id and offset columns
-(optionally pool and granted), such as 'plan -o x.csv' writes, or a JSON plan.
-The checker shares no code with the planners.
+(optionally pool and granted), such as 'plan -o x.csv' writes, or a JSON plan,
+whose stated peak and pool peaks are checked too (violation wrong-peak).
+Either may be "-" (standard input). The checker shares no code with the
+planners.
 
 With one argument, a .tflite model, it checks the offline plan the model
 carries (its OfflineMemoryAllocation metadata, such as 'plan -o x.tflite' or
@@ -50,6 +53,9 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	if len(args) != 2 {
 		return usageErr("want PROBLEM and PLAN, or a .tflite model (see 'optalloc help verify')")
 	}
+	if args[0] == "-" && args[1] == "-" {
+		return usageErr("PROBLEM and PLAN are both standard input (-); one of them must be a file")
+	}
 	capacity := int64(*e.flags.Lookup("capacity").Value.(*byteSize))
 	asJSON, _ := e.flags.GetBool("json")
 	maxList, _ := e.flags.GetInt("max")
@@ -66,17 +72,24 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	if capacity > 0 {
 		p.SetCapacity(capacity)
 	}
-	f, err := os.Open(args[1])
-	if err != nil {
-		return &model.InputError{File: args[1], Msg: "cannot open: " + err.Error()}
+	var f io.Reader = e.stdin
+	planName := args[1]
+	if planName == "-" {
+		planName = "<stdin>"
+	} else {
+		file, err := os.Open(args[1])
+		if err != nil {
+			return &model.InputError{File: args[1], Msg: "cannot open: " + err.Error()}
+		}
+		defer file.Close()
+		f = file
 	}
-	defer f.Close()
 	if layout, err := layoutOf(e.flags); err != nil {
 		return err
 	} else if layout == "blocks" {
-		return verifyBlocks(e, p, args[1], f)
+		return verifyBlocks(e, p, planName, f)
 	}
-	plan, err := model.ReadPlan(f, args[1], p)
+	plan, err := model.ReadPlan(f, planName, p)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -200,9 +199,9 @@ func problemFromPlanCSV(data []byte, name string) (*model.Problem, error) {
 // planFromJSON rebuilds problem and plan from a JSON plan, which lists id,
 // offset, size, start, end and (with several pools) pool for every buffer.
 func planFromJSON(data []byte, name string) (*model.Problem, *model.Plan, error) {
-	var jp model.JSONPlan
-	if err := json.Unmarshal(data, &jp); err != nil {
-		return nil, nil, &model.InputError{File: name, Msg: "plan: " + err.Error()}
+	jp, err := model.DecodeJSONPlan(data, name)
+	if err != nil {
+		return nil, nil, err
 	}
 	p := &model.Problem{Name: name}
 	pool := map[string]int{}

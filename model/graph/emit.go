@@ -103,12 +103,21 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 	if err != nil {
 		return nil, err
 	}
-	p := &model.Problem{Name: b.file}
+	// Room for every tensor and scratch buffer: growing a slice of 100 000
+	// buffers one append at a time cost a fifth of reading a large graph.
+	room := 0
+	for _, mi := range infos {
+		room += len(mi.tensors)
+		for o := range mi.m.Ops {
+			room += len(mi.m.Ops[o].Scratch)
+		}
+	}
+	p := &model.Problem{Name: b.file, Buffers: make([]model.Buffer, 0, room)}
+	idLine := make(map[string]int, room)
 	var align int64
 	if b.align > 1 {
 		align = b.align
 	}
-	idLine := map[string]int{}
 	add := func(buf model.Buffer) error {
 		if l, dup := idLine[buf.ID]; dup {
 			return b.errf(buf.Line, "buffer id %q is used twice (also line %d): rename the tensor, op or scratch", buf.ID, l)

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/optalloc/optalloc/model"
@@ -107,13 +108,27 @@ func (b *builder) summarise(p *model.Problem, infos []*minfo) error {
 	if err != nil {
 		return err
 	}
+	r.MaxLive = p.ComputeSweep().MaxLive
+	single := len(infos) == 1 && len(full) == 1
 	for k, mi := range infos {
-		sep, err := b.emit(infos[k:k+1], [][]int{{0}}, false)
-		if err != nil {
-			return err
+		var sep *model.Problem
+		maxLive := r.MaxLive
+		if single {
+			// One model alone: its separate problem is the problem (a
+			// copy, so that pools given later do not reach it); emitting
+			// and sweeping it again cost a third of reading a large graph.
+			cp := *p
+			cp.Buffers, cp.Pools = slices.Clone(p.Buffers), slices.Clone(p.Pools)
+			sep = &cp
+		} else {
+			var err error
+			if sep, err = b.emit(infos[k:k+1], [][]int{{0}}, false); err != nil {
+				return err
+			}
+			maxLive = sep.ComputeSweep().MaxLive
 		}
 		mr := ModelReport{Name: mi.name, Ops: len(mi.m.Ops), Tensors: len(mi.tensors), Buffers: len(sep.Buffers),
-			MaxLive: sep.ComputeSweep().MaxLive}
+			MaxLive: maxLive}
 		sp := full[k].span()
 		mr.Start, mr.End = sp[0], sp[1]
 		for t := range mi.tensors {
@@ -130,7 +145,6 @@ func (b *builder) summarise(p *model.Problem, infos []*minfo) error {
 		r.Models = append(r.Models, mr)
 		r.Separate = append(r.Separate, sep)
 	}
-	r.MaxLive = p.ComputeSweep().MaxLive
 	return nil
 }
 

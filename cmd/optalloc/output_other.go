@@ -1,0 +1,15 @@
+//go:build !unix
+
+package main
+
+import "os"
+
+func canWrite(path string) bool { return true }
+
+func umaskOnceNew() func() int { return func() int { return 0o22 } }
+
+var umaskOnce = umaskOnceNew()
+
+func newFileMode() os.FileMode { return 0o644 }
+
+func keepOwner(tmp string, fi os.FileInfo) {}
