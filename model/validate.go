@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"strings"
 )
 
 // InputError is a problem with an input: a file (when known), a 1-based line
@@ -156,7 +157,11 @@ func (p *Problem) Validate() error {
 			}
 		}
 		if b.Kind != "" && !validKind(b.Kind) {
-			return p.errorf(i, "unknown kind %q (want activation, scratch, input, output or weight)", b.Kind)
+			names := make([]string, len(Kinds))
+			for k, kind := range Kinds {
+				names[k] = string(kind)
+			}
+			return p.errorf(i, "unknown kind %q (want one of %s)", b.Kind, strings.Join(names, ", "))
 		}
 		if b.Weight < 0 || math.IsNaN(b.Weight) || math.IsInf(b.Weight, 0) {
 			return p.errorf(i, "weight %v must be a finite number ≥ 0", b.Weight)
