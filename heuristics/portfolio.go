@@ -24,8 +24,18 @@ type PortfolioOptions struct {
 	// pass its capacity instead: any plan within it is then good enough.
 	LowerBound int64
 	// Planners are the names to run, in tie-breaking order; empty means
-	// DefaultPortfolio(number of buffers).
+	// DefaultPortfolio(number of buffers), without the best-fit family on
+	// problems too dense for it (see denseLimit).
 	Planners []string
+	// Validated says that p has been validated by the caller (a million
+	// buffers take half a second).
+	Validated bool
+	// OnPlan, when set, is called with each verified plan that fits and
+	// is lower than every plan before it, as soon as its planner ends (one
+	// call at a time): the caller has a plan long before the slowest
+	// planner ends. The plan Portfolio returns may differ (ties are broken
+	// by the list order, and hints are honoured after).
+	OnPlan func(plan *model.Plan, name string)
 }
 
 // largeInstance is the number of buffers above which the default portfolio
@@ -96,13 +106,18 @@ type Seeded interface {
 // before it run on, as they would win a tie). When ctx is done, the best
 // plan so far is returned if there is one.
 func Portfolio(ctx context.Context, p *model.Problem, opt PortfolioOptions) (*model.Plan, string, error) {
-	if err := p.Validate(); err != nil {
-		return nil, "", err
+	if !opt.Validated {
+		if err := p.Validate(); err != nil {
+			return nil, "", err
+		}
 	}
 	ctx = context.WithValue(ctx, validatedKey{}, p)
 	names := opt.Planners
 	if len(names) == 0 {
 		names = DefaultPortfolio(len(p.Buffers))
+		if len(p.Buffers) > hugeInstance && tooDense(p) {
+			names = []string{"freelist"}
+		}
 	}
 	planners := make([]Planner, len(names))
 	for i, name := range names {
@@ -136,6 +151,7 @@ func Portfolio(ctx context.Context, p *model.Problem, opt PortfolioOptions) (*mo
 		}
 	}()
 	var mu sync.Mutex
+	reported := int64(-1) // the peak last given to OnPlan
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, threads)
 	for i, pl := range planners {
@@ -182,6 +198,10 @@ func Portfolio(ctx context.Context, p *model.Problem, opt PortfolioOptions) (*mo
 			}
 			mu.Lock()
 			results[i] = r
+			if r.err == nil && !over && opt.OnPlan != nil && (reported < 0 || r.score[1] < reported) {
+				reported = r.score[1]
+				opt.OnPlan(plan, pl.Name())
+			}
 			mu.Unlock()
 			if r.err == nil && !over && opt.LowerBound > 0 && r.score[1] <= opt.LowerBound {
 				for j := i + 1; j < len(cancels); j++ {
@@ -232,4 +252,43 @@ func less3(a, b [3]int64) bool {
 		}
 	}
 	return false
+}
+
+// denseLimit is the number of pairs of buffers alive together above which
+// the default portfolio of a huge problem is freelist alone: the best-fit
+// planners scan the placed buffers that meet each new one, and on
+// 1 000 000 dense random buffers (about 5·10¹⁰ pairs) greedy-size had not
+// ended after 10 s, holding a heuristic-only run to its whole time limit.
+// At 5·10⁸ pairs (a 62 000-buffer transformer trace) they take 2.5–9 s.
+const denseLimit = 2e9
+
+// tooDense reports whether the problem has more than denseLimit pairs of
+// buffers with bytes alive together (counted in O(n log n)).
+func tooDense(p *model.Problem) bool {
+	starts, ends := make([]int64, 0, len(p.Buffers)), make([]int64, 0, len(p.Buffers))
+	for i := range p.Buffers {
+		if b := &p.Buffers[i]; b.Size > 0 {
+			starts, ends = append(starts, b.Start), append(ends, b.End)
+		}
+	}
+	slices.Sort(starts)
+	slices.Sort(ends)
+	// Σ over buffers of (#starts < end) − (#ends ≤ start) − 1 counts every
+	// pair twice (as conflictPairs does on ranks).
+	var sum float64
+	i := 0
+	for _, e := range ends {
+		for i < len(starts) && starts[i] < e {
+			i++
+		}
+		sum += float64(i)
+	}
+	j := 0
+	for _, s := range starts {
+		for j < len(ends) && ends[j] <= s {
+			j++
+		}
+		sum -= float64(j)
+	}
+	return (sum-float64(len(starts)))/2 > denseLimit
 }

@@ -85,7 +85,7 @@ func Solve(ctx context.Context, p *model.Problem, opt Options) (*Result, error) 
 	if err := checkMethod(opt.Method); err != nil {
 		return nil, err
 	}
-	s := &solver{p: p, opt: opt, start: start}
+	s := &solver{p: p, opt: opt, start: start, validated: true}
 	if why := pinConflicts(p); why != "" {
 		return &Result{Status: Infeasible, Reason: why, Method: "pins", LowerBound: p.ComputeSweep().MaxLive,
 			Elapsed: time.Since(start)}, nil
@@ -147,6 +147,9 @@ type solver struct {
 	// declined says why each exact engine would not take the problem
 	// (set with takes).
 	declined map[string]string
+	// validated is set when Solve validated p itself (not a derived
+	// sub-problem): the portfolio does not validate it again.
+	validated bool
 	// onBest, when set, is called with each new best plan that fits (the
 	// rounded problem's progress, see runRounded).
 	onBest func(plan *model.Plan, method string)
@@ -289,7 +292,12 @@ func (s *solver) runHeuristics(ctx context.Context, share bool) error {
 		}
 	}
 	plan, name, err := heuristics.Portfolio(ctx, s.p, heuristics.PortfolioOptions{
-		Threads: s.opt.Threads, Seed: s.opt.Seed, LowerBound: s.res.LowerBound, Planners: names})
+		Threads: s.opt.Threads, Seed: s.opt.Seed, LowerBound: s.res.LowerBound, Planners: names,
+		Validated: s.validated,
+		// Each lower plan is kept as its planner ends (the portfolio
+		// verified it), so a time limit that ends the slow planners still
+		// leaves the fast one's plan, reported at once.
+		OnPlan: func(plan *model.Plan, name string) { s.offerVerified(plan, name) }})
 	s.heuristicsCut = ctx.Err() != nil && outer.Err() == nil
 	if err != nil {
 		if ctx.Err() != nil && plan == nil {
@@ -434,6 +442,9 @@ func (s *solver) keep(plan *model.Plan, method string, fits bool) {
 		return
 	}
 	if s.res.Plan == nil || peak < s.res.Peak {
+		if s.res.Plan == nil {
+			s.res.Stats.FirstPlanMillis = float64(time.Since(s.start).Microseconds()) / 1000
+		}
 		s.res.Plan, s.res.Peak, s.res.Method = plan, peak, method
 		if s.opt.Progress != nil {
 			s.opt.Progress(Progress{Elapsed: time.Since(s.start), Peak: peak, LowerBound: s.res.LowerBound, Phase: method})
