@@ -67,8 +67,9 @@ func DefaultPortfolio(n int) []string {
 	if n > largeInstance {
 		return []string{"freelist", "firstfit-size", "firstfit-area", "greedy-lifetime", "greedy-size"}
 	}
-	// greedy-textbook is the baseline firstfit-size equals but for ties.
-	names := slices.DeleteFunc(Names(), func(s string) bool { return s == "greedy-textbook" })
+	// greedy-textbook is the baseline firstfit-size equals but for ties;
+	// squeaky is an improvement pass (solve runs it from the best plan).
+	names := slices.DeleteFunc(Names(), func(s string) bool { return s == "greedy-textbook" || s == "squeaky" })
 	if n > mediumInstance {
 		// TFLite Micro's planner walks every placed buffer for each one:
 		// quadratic, and a baseline rather than a contender.

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/internal/brute"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/verify"
@@ -60,5 +61,32 @@ func TestFirstPlanStat(t *testing.T) {
 			assert.LessOrEqual(t, res.Stats.FirstPlanMillis, float64(res.Elapsed.Microseconds())/1000)
 			assert.Contains(t, res.Stats.Heuristics, "freelist", fmt.Sprint(res.Stats.Heuristics))
 		})
+	}
+}
+
+// TestSqueakyPhase: auto and heuristic run the squeaky-wheel pass on a
+// large plan above max-live; its statistics say what it did, and the
+// result is never above the plan it started from.
+func TestSqueakyPhase(t *testing.T) {
+	p := brute.Chain(rand.New(rand.NewPCG(2, 1)), 5000)
+	for _, tc := range []struct {
+		method string
+		off    bool
+	}{{"heuristic", false}, {"heuristic", true}, {"auto", false}} {
+		res, err := Solve(context.Background(), p, Options{Method: tc.method, Threads: 1, NoSqueaky: tc.off})
+		require.NoError(t, err)
+		require.Empty(t, verify.Check(p, res.Plan))
+		if tc.off {
+			assert.NotContains(t, res.Stats.Engines, "squeaky")
+			continue
+		}
+		if tc.method == "auto" && res.Status == Optimal && res.Stats.Engines["squeaky"] == nil {
+			continue // the refinement reached max-live first
+		}
+		require.Contains(t, res.Stats.Engines, "squeaky", tc.method)
+		st := res.Stats.Engines["squeaky"].(heuristics.SqueakyStats)
+		assert.LessOrEqual(t, res.Peak, st.StartPeak)
+		assert.Equal(t, res.Peak <= st.Peak, true)
+		assert.NotEmpty(t, st.Stopped)
 	}
 }

@@ -42,6 +42,9 @@ type Options struct {
 	// NoRefine skips the time-window refinement of large problems (see
 	// runRefine).
 	NoRefine bool
+	// NoSqueaky skips the squeaky-wheel improvement of large problems
+	// (see runSqueaky).
+	NoSqueaky bool
 	// NoRound plans the problem as it is where every offset is on a grid
 	// coarser than the sizes, instead of with the sizes rounded up to that
 	// grid (see rounded.go).
@@ -189,6 +192,9 @@ func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 	if err := s.resumeHeuristics(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.runSqueaky(ctx); err != nil {
+		return nil, err
+	}
 	if err := s.fillScratch(); err != nil {
 		return nil, err
 	}
@@ -227,6 +233,9 @@ func (s *solver) heuristicOnly(ctx context.Context) (*Result, error) {
 	s.res = s.newResult()
 	s.res.LowerBound, s.boundName = s.startBound()
 	if err := s.runHeuristics(ctx, false); err != nil {
+		return nil, err
+	}
+	if err := s.runSqueaky(ctx); err != nil {
 		return nil, err
 	}
 	s.finish()
