@@ -47,29 +47,31 @@ const largeInstance = 20000
 const hugeInstance = 200000
 
 // DefaultPortfolio returns the planners Portfolio runs by default on a
-// problem of n buffers: every registered planner but the baselines
-// (freelist and firstfit-size first above 5 000 buffers); on more than
-// 20 000 buffers the fast ones, fastest first on dense traces (freelist,
-// firstfit-size, firstfit-area, greedy-lifetime, greedy-size); on more than
-// 200 000 buffers freelist, firstfit-size and greedy-size. firstfit-size is
-// the textbook greedy (size order, lowest gap): on training traces it beats
-// greedy-size's smallest gap, which leaves holes a later buffer cannot use
-// (30 000-buffer generated traces: 0.38% against 2.53% above max-live; see
-// docs/heuristics.md), and the large lists had lost it. On a 62 000-buffer transformer
+// problem of n buffers: every registered planner but squeaky (freelist,
+// firstfit-size and greedy-textbook first above 5 000 buffers); on more
+// than 20 000 buffers the fast ones, fastest first on dense traces
+// (freelist, firstfit-size, greedy-textbook, firstfit-area,
+// greedy-lifetime, greedy-size); on more than 200 000 buffers freelist,
+// firstfit-size, greedy-textbook and greedy-size. firstfit-size and
+// greedy-textbook are the textbook greedy (size order, lowest gap; ties by
+// lifetime, or by start): on training traces they beat greedy-size's
+// smallest gap, which leaves holes a later buffer cannot use (a
+// 30 000-buffer generated trace: 0.38% against 2.53% above max-live; see
+// docs/heuristics.md), and the large lists had lost them. The two differ
+// on ties only, and each wins on some traces. On a 62 000-buffer transformer
 // trace with its backward pass (509 M pairs of buffers alive together)
 // they take 0.34, 2.5, 4.6 and 8.8 s, with gaps of 1.63%, 0.013%, 0.013%
 // and 0.006%; greedy-size first had left a 5 s run with freelist's plan
 // only. Without the backward pass each takes 0.25 s.
 func DefaultPortfolio(n int) []string {
 	if n > hugeInstance {
-		return []string{"freelist", "firstfit-size", "greedy-size"}
+		return []string{"freelist", "firstfit-size", "greedy-textbook", "greedy-size"}
 	}
 	if n > largeInstance {
-		return []string{"freelist", "firstfit-size", "firstfit-area", "greedy-lifetime", "greedy-size"}
+		return []string{"freelist", "firstfit-size", "greedy-textbook", "firstfit-area", "greedy-lifetime", "greedy-size"}
 	}
-	// greedy-textbook is the baseline firstfit-size equals but for ties;
 	// squeaky is an improvement pass (solve runs it from the best plan).
-	names := slices.DeleteFunc(Names(), func(s string) bool { return s == "greedy-textbook" || s == "squeaky" })
+	names := slices.DeleteFunc(Names(), func(s string) bool { return s == "squeaky" })
 	if n > mediumInstance {
 		// TFLite Micro's planner walks every placed buffer for each one:
 		// quadratic, and a baseline rather than a contender.
@@ -78,8 +80,10 @@ func DefaultPortfolio(n int) []string {
 		// the best-fit planners take most of a short limit (20 000 buffers
 		// of a dense trace: greedy-size 0.83 s, freelist 0.1 s; with 0.75 s
 		// left no planner had finished).
-		names = slices.DeleteFunc(names, func(s string) bool { return s == "freelist" || s == "firstfit-size" })
-		names = append([]string{"freelist", "firstfit-size"}, names...)
+		names = slices.DeleteFunc(names, func(s string) bool {
+			return s == "freelist" || s == "firstfit-size" || s == "greedy-textbook"
+		})
+		names = append([]string{"freelist", "firstfit-size", "greedy-textbook"}, names...)
 	}
 	return names
 }

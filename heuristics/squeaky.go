@@ -15,8 +15,11 @@ func init() {
 
 // Squeaky is squeaky-wheel optimisation of the first-fit greedy: it places
 // the items in an order, first fit, then repeatedly moves the items that
-// stick out above max-live (the squeaky wheels) to the front of the order,
-// keeping their relative order, and places everything again. Items it
+// stick out above max-live (even rounds) or reach the peak (odd rounds) —
+// the squeaky wheels — to the front of the order, keeping their relative
+// order, and places everything again (alternating: on mindspore resnet50
+// from the textbook plan, 0.64% above max-live → 0.35% with the first rule
+// alone, 0.19% alternating). Items it
 // moved stay ahead of the rest, so long-lived small buffers, which the size
 // order places last and which then find no hole through their whole
 // lifetime, end up low. The best plan is kept. It stops at max-live, after
@@ -30,7 +33,7 @@ type Squeaky struct {
 	// Rounds caps the rounds; 0 means 1000.
 	Rounds int
 	// Patience is the number of rounds without a lower peak after which
-	// it stops; 0 means 40.
+	// it stops; 0 means 10⁶ / items, at least 40 and at most 200.
 	Patience int
 }
 
@@ -116,7 +119,10 @@ func (s *Squeaky) run(ctx context.Context, its []item, order []int32, on func([]
 		rounds = 1000
 	}
 	if patience <= 0 {
-		patience = 40
+		// small problems have cheap rounds: mindspore tiny_bert (1 821
+		// buffers) reached max-live after 99 rounds, 59 after the last
+		// lower peak
+		patience = min(max(1_000_000/max(len(its), 1), 40), 200)
 	}
 	lb := maxLive(its)
 	pc := newPlacer(its)
@@ -142,8 +148,13 @@ func (s *Squeaky) run(ctx context.Context, its []item, order []int32, on func([]
 		if st.Stopped != "" {
 			break
 		}
-		// The wheels: every movable item above max-live, to the front.
-		above := func(k int32) bool { return its[k].pin < 0 && its[k].size > 0 && pc.off[k]+its[k].size > lb }
+		// The wheels, to the front: every movable item above max-live on
+		// even rounds, those at the peak on odd ones.
+		line := lb + 1
+		if st.Rounds%2 == 1 {
+			line = peak
+		}
+		above := func(k int32) bool { return its[k].pin < 0 && its[k].size > 0 && pc.off[k]+its[k].size >= line }
 		wheels = wheels[:0]
 		for _, k := range order {
 			if above(k) {
