@@ -23,7 +23,7 @@ import (
 // first-fit pass over every buffer) takes seconds.
 const (
 	squeakyMin = refineMinBuffers
-	squeakyMax = 200000
+	squeakyMax = 100000
 )
 
 // runSqueaky runs the pass on the best plan when it is above the lower
