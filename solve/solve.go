@@ -300,14 +300,18 @@ func (s *solver) runHeuristics(ctx context.Context, share bool) error {
 			defer cancel()
 		}
 	}
+	// Each lower plan is held as its planner ends (the portfolio verified
+	// it) and reported at once; when the portfolio returns, its own choice
+	// (ties broken by the list, not by which planner ended first) replaces
+	// them, so that the result does not depend on timing or threads.
+	before := *s.res
 	plan, name, err := heuristics.Portfolio(ctx, s.p, heuristics.PortfolioOptions{
 		Threads: s.opt.Threads, Seed: s.opt.Seed, LowerBound: s.res.LowerBound, Planners: names,
-		Validated: s.validated,
-		// Each lower plan is kept as its planner ends (the portfolio
-		// verified it), so a time limit that ends the slow planners still
-		// leaves the fast one's plan, reported at once.
-		OnPlan: func(plan *model.Plan, name string) { s.offerVerified(plan, name) }})
+		Validated: s.validated, OnPlan: s.provisional})
 	s.heuristicsCut = ctx.Err() != nil && outer.Err() == nil
+	first := s.res.Stats.FirstPlanMillis
+	s.res.Plan, s.res.Peak, s.res.Method = before.Plan, before.Peak, before.Method
+	s.res.Stats.FirstPlanMillis = before.Stats.FirstPlanMillis
 	if err != nil {
 		if ctx.Err() != nil && plan == nil {
 			return nil
@@ -318,7 +322,28 @@ func (s *solver) runHeuristics(ctx context.Context, share bool) error {
 		return nil
 	}
 	s.offerVerified(plan, name)
+	if first > 0 && (before.Stats.FirstPlanMillis == 0 || first < s.res.Stats.FirstPlanMillis) {
+		s.res.Stats.FirstPlanMillis = first
+	}
 	return nil
+}
+
+// provisional holds a plan the portfolio verified while it still runs: the
+// best plan, and the progress report, until the portfolio returns (see
+// runHeuristics). It fits every capacity (the portfolio reports only
+// those).
+func (s *solver) provisional(plan *model.Plan, method string) {
+	peak := plan.Peak(s.p)
+	if s.res.Plan != nil && peak >= s.res.Peak {
+		return
+	}
+	if s.res.Plan == nil {
+		s.res.Stats.FirstPlanMillis = float64(time.Since(s.start).Microseconds()) / 1000
+	}
+	s.res.Plan, s.res.Peak, s.res.Method = plan, peak, method
+	if s.opt.Progress != nil {
+		s.opt.Progress(Progress{Elapsed: time.Since(s.start), Peak: peak, LowerBound: s.res.LowerBound, Phase: method})
+	}
 }
 
 // racesPortfolio reports whether a race deciding capacity c (0:
