@@ -10,6 +10,12 @@
 //     simulator, items in the order of a metric, each into the smallest
 //     (best-fit) or lowest (first-fit) gap among the placed items it meets
 //     in time; greedy-size is the plain greedy-by-size best-fit.
+//   - greedy-textbook (Textbook): the textbook greedy — size order, ties by
+//     start, lowest gap; firstfit-size but for ties.
+//   - squeaky (Squeaky): squeaky-wheel rounds of first fit, the buffers
+//     above max-live or at the peak moved to the front of the order; its
+//     Improve starts from a plan (solve's improvement phase on large
+//     problems).
 //   - freelist (FreeList, seed 000): a sweep over time with a free list
 //     sorted by size; O(n log n), for millions of buffers; handles tiers.
 //   - strip-ORDER (Strip, seed 001): bottom-left strip packing with the

@@ -24,8 +24,18 @@ type PortfolioOptions struct {
 	// pass its capacity instead: any plan within it is then good enough.
 	LowerBound int64
 	// Planners are the names to run, in tie-breaking order; empty means
-	// DefaultPortfolio(number of buffers).
+	// DefaultPortfolio(number of buffers), without the best-fit family on
+	// problems too dense for it (see denseLimit).
 	Planners []string
+	// Validated says that p has been validated by the caller (a million
+	// buffers take half a second).
+	Validated bool
+	// OnPlan, when set, is called with each verified plan that fits and
+	// is lower than every plan before it, as soon as its planner ends (one
+	// call at a time): the caller has a plan long before the slowest
+	// planner ends. The plan Portfolio returns may differ (ties are broken
+	// by the list order, and hints are honoured after).
+	OnPlan func(plan *model.Plan, name string)
 }
 
 // largeInstance is the number of buffers above which the default portfolio
@@ -37,22 +47,31 @@ const largeInstance = 20000
 const hugeInstance = 200000
 
 // DefaultPortfolio returns the planners Portfolio runs by default on a
-// problem of n buffers: every registered planner (freelist first above
-// 5 000 buffers); on more than 20 000 buffers the fast ones, fastest first
-// on dense traces (freelist, firstfit-area, greedy-lifetime, greedy-size);
-// on more than 200 000 buffers greedy-size and freelist only. On a 62 000-buffer transformer
+// problem of n buffers: every registered planner but squeaky (freelist,
+// firstfit-size and greedy-textbook first above 5 000 buffers); on more
+// than 20 000 buffers the fast ones, fastest first on dense traces
+// (freelist, firstfit-size, greedy-textbook, firstfit-area,
+// greedy-lifetime, greedy-size); on more than 200 000 buffers freelist,
+// firstfit-size, greedy-textbook and greedy-size. firstfit-size and
+// greedy-textbook are the textbook greedy (size order, lowest gap; ties by
+// lifetime, or by start): on training traces they beat greedy-size's
+// smallest gap, which leaves holes a later buffer cannot use (a
+// 30 000-buffer generated trace: 0.38% against 2.53% above max-live; see
+// docs/heuristics.md), and the large lists had lost them. The two differ
+// on ties only, and each wins on some traces. On a 62 000-buffer transformer
 // trace with its backward pass (509 M pairs of buffers alive together)
 // they take 0.34, 2.5, 4.6 and 8.8 s, with gaps of 1.63%, 0.013%, 0.013%
 // and 0.006%; greedy-size first had left a 5 s run with freelist's plan
 // only. Without the backward pass each takes 0.25 s.
 func DefaultPortfolio(n int) []string {
 	if n > hugeInstance {
-		return []string{"greedy-size", "freelist"}
+		return []string{"freelist", "firstfit-size", "greedy-textbook", "greedy-size"}
 	}
 	if n > largeInstance {
-		return []string{"freelist", "firstfit-area", "greedy-lifetime", "greedy-size"}
+		return []string{"freelist", "firstfit-size", "greedy-textbook", "firstfit-area", "greedy-lifetime", "greedy-size"}
 	}
-	names := Names()
+	// squeaky is an improvement pass (solve runs it from the best plan).
+	names := slices.DeleteFunc(Names(), func(s string) bool { return s == "squeaky" })
 	if n > mediumInstance {
 		// TFLite Micro's planner walks every placed buffer for each one:
 		// quadratic, and a baseline rather than a contender.
@@ -61,8 +80,10 @@ func DefaultPortfolio(n int) []string {
 		// the best-fit planners take most of a short limit (20 000 buffers
 		// of a dense trace: greedy-size 0.83 s, freelist 0.1 s; with 0.75 s
 		// left no planner had finished).
-		names = slices.DeleteFunc(names, func(s string) bool { return s == "freelist" })
-		names = append([]string{"freelist"}, names...)
+		names = slices.DeleteFunc(names, func(s string) bool {
+			return s == "freelist" || s == "firstfit-size" || s == "greedy-textbook"
+		})
+		names = append([]string{"freelist", "firstfit-size", "greedy-textbook"}, names...)
 	}
 	return names
 }
@@ -90,13 +111,18 @@ type Seeded interface {
 // before it run on, as they would win a tie). When ctx is done, the best
 // plan so far is returned if there is one.
 func Portfolio(ctx context.Context, p *model.Problem, opt PortfolioOptions) (*model.Plan, string, error) {
-	if err := p.Validate(); err != nil {
-		return nil, "", err
+	if !opt.Validated {
+		if err := p.Validate(); err != nil {
+			return nil, "", err
+		}
 	}
 	ctx = context.WithValue(ctx, validatedKey{}, p)
 	names := opt.Planners
 	if len(names) == 0 {
 		names = DefaultPortfolio(len(p.Buffers))
+		if len(p.Buffers) > hugeInstance && tooDense(p) {
+			names = []string{"freelist"}
+		}
 	}
 	planners := make([]Planner, len(names))
 	for i, name := range names {
@@ -130,6 +156,7 @@ func Portfolio(ctx context.Context, p *model.Problem, opt PortfolioOptions) (*mo
 		}
 	}()
 	var mu sync.Mutex
+	reported := int64(-1) // the peak last given to OnPlan
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, threads)
 	for i, pl := range planners {
@@ -176,6 +203,10 @@ func Portfolio(ctx context.Context, p *model.Problem, opt PortfolioOptions) (*mo
 			}
 			mu.Lock()
 			results[i] = r
+			if r.err == nil && !over && opt.OnPlan != nil && (reported < 0 || r.score[1] < reported) {
+				reported = r.score[1]
+				opt.OnPlan(plan, pl.Name())
+			}
 			mu.Unlock()
 			if r.err == nil && !over && opt.LowerBound > 0 && r.score[1] <= opt.LowerBound {
 				for j := i + 1; j < len(cancels); j++ {
@@ -226,4 +257,43 @@ func less3(a, b [3]int64) bool {
 		}
 	}
 	return false
+}
+
+// denseLimit is the number of pairs of buffers alive together above which
+// the default portfolio of a huge problem is freelist alone: the best-fit
+// planners scan the placed buffers that meet each new one, and on
+// 1 000 000 dense random buffers (about 5·10¹⁰ pairs) greedy-size had not
+// ended after 10 s, holding a heuristic-only run to its whole time limit.
+// At 5·10⁸ pairs (a 62 000-buffer transformer trace) they take 2.5–9 s.
+const denseLimit = 2e9
+
+// tooDense reports whether the problem has more than denseLimit pairs of
+// buffers with bytes alive together (counted in O(n log n)).
+func tooDense(p *model.Problem) bool {
+	starts, ends := make([]int64, 0, len(p.Buffers)), make([]int64, 0, len(p.Buffers))
+	for i := range p.Buffers {
+		if b := &p.Buffers[i]; b.Size > 0 {
+			starts, ends = append(starts, b.Start), append(ends, b.End)
+		}
+	}
+	slices.Sort(starts)
+	slices.Sort(ends)
+	// Σ over buffers of (#starts < end) − (#ends ≤ start) − 1 counts every
+	// pair twice (as conflictPairs does on ranks).
+	var sum float64
+	i := 0
+	for _, e := range ends {
+		for i < len(starts) && starts[i] < e {
+			i++
+		}
+		sum += float64(i)
+	}
+	j := 0
+	for _, s := range starts {
+		for j < len(ends) && ends[j] <= s {
+			j++
+		}
+		sum -= float64(j)
+	}
+	return (sum-float64(len(starts)))/2 > denseLimit
 }

@@ -191,15 +191,16 @@ type alignItem struct {
 // Problems with several pools get max-live (the pools' loads are unknown
 // before the split). The cost is O(S·n·levels + n log n) for S sections.
 func AlignBound(p *model.Problem) AlignBoundResult {
+	pools := p.PoolList()
+	if len(pools) != 1 || !anyBuffer(p, func(b *model.Buffer) bool { return b.AlignmentIn(&pools[0]) > 1 }) {
+		// Nothing aligned (or several pools): max-live alone, without the
+		// sweep's components and sections (1.5 s → 0.2 s on 1 000 000
+		// dense random buffers).
+		ml := maxLive(p)
+		return AlignBoundResult{LowerBound: ml, MaxLive: ml}
+	}
 	sw := p.ComputeSweep()
 	res := AlignBoundResult{LowerBound: sw.MaxLive, MaxLive: sw.MaxLive}
-	pools := p.PoolList()
-	if len(pools) != 1 {
-		return res
-	}
-	if !anyBuffer(p, func(b *model.Buffer) bool { return b.AlignmentIn(&pools[0]) > 1 }) {
-		return res // nothing aligned: max-live (the rest took 0.4 s on 1 000 000 buffers)
-	}
 	whole := wholeBuffers(p)
 	type event struct {
 		t     int64
@@ -428,4 +429,40 @@ func satAdd(a, b int64) int64 {
 		return math.MaxInt64 / 2
 	}
 	return a + b
+}
+
+// maxLive is the largest number of bytes live at one time (gaps and alias
+// groups as the sweep counts them): plain buffers straight from the
+// problem, the others through their pieces.
+func maxLive(p *model.Problem) int64 {
+	type event struct{ t, d int64 }
+	plain := !anyBuffer(p, func(b *model.Buffer) bool { return b.Alias != nil || len(b.Gaps) > 0 })
+	var events []event
+	if plain {
+		events = make([]event, 0, 2*len(p.Buffers))
+		for i := range p.Buffers {
+			if b := &p.Buffers[i]; b.Size > 0 {
+				events = append(events, event{b.Start, b.Size}, event{b.End, -b.Size})
+			}
+		}
+	} else {
+		pieces := p.Pieces()
+		events = make([]event, 0, 2*len(pieces))
+		for _, pc := range pieces {
+			events = append(events, event{pc.Start, pc.Bytes}, event{pc.End, -pc.Bytes})
+		}
+	}
+	// at one time, ends (negative) before starts: lifetimes are half-open
+	slices.SortFunc(events, func(a, b event) int {
+		if a.t != b.t {
+			return cmp.Compare(a.t, b.t)
+		}
+		return cmp.Compare(a.d, b.d)
+	})
+	var load, best int64
+	for _, e := range events {
+		load += e.d
+		best = max(best, load)
+	}
+	return best
 }

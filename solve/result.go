@@ -67,6 +67,9 @@ type Stats struct {
 	Heuristics map[string]int64 `json:"heuristics,omitempty"`
 	// Engines holds engine-specific statistics (nodes, prunes, clauses...).
 	Engines map[string]any `json:"engines,omitempty"`
+	// FirstPlanMillis is when the first plan that fits was kept, in
+	// milliseconds from the start of the solve.
+	FirstPlanMillis float64 `json:"first_plan_ms,omitempty"`
 	// HintsHonoured counts the hinted buffers that sit at their hint.
 	HintsHonoured int `json:"hints_honoured,omitempty"`
 }

@@ -42,6 +42,9 @@ type Options struct {
 	// NoRefine skips the time-window refinement of large problems (see
 	// runRefine).
 	NoRefine bool
+	// NoSqueaky skips the squeaky-wheel improvement of large problems
+	// (see runSqueaky).
+	NoSqueaky bool
 	// NoRound plans the problem as it is where every offset is on a grid
 	// coarser than the sizes, instead of with the sizes rounded up to that
 	// grid (see rounded.go).
@@ -94,7 +97,7 @@ func Solve(ctx context.Context, p *model.Problem, opt Options) (*Result, error) 
 	if err := checkMethod(opt.Method); err != nil {
 		return nil, err
 	}
-	s := &solver{p: p, opt: opt, start: start}
+	s := &solver{p: p, opt: opt, start: start, validated: true}
 	if why := pinConflicts(p); why != "" {
 		return &Result{Status: Infeasible, Reason: why, Method: "pins", LowerBound: p.ComputeSweep().MaxLive,
 			Elapsed: time.Since(start)}, nil
@@ -157,6 +160,9 @@ type solver struct {
 	// declined says why each exact engine would not take the problem
 	// (set with takes).
 	declined map[string]string
+	// validated is set when Solve validated p itself (not a derived
+	// sub-problem): the portfolio does not validate it again.
+	validated bool
 	// onBest, when set, is called with each new best plan that fits (the
 	// rounded problem's progress, see runRounded).
 	onBest func(plan *model.Plan, method string)
@@ -194,6 +200,9 @@ func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	if err := s.resumeHeuristics(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.runSqueaky(ctx); err != nil {
 		return nil, err
 	}
 	if err := s.fillScratch(); err != nil {
@@ -234,6 +243,9 @@ func (s *solver) heuristicOnly(ctx context.Context) (*Result, error) {
 	s.res = s.newResult()
 	s.res.LowerBound, s.boundName = s.startBound()
 	if err := s.runHeuristics(ctx, false); err != nil {
+		return nil, err
+	}
+	if err := s.runSqueaky(ctx); err != nil {
 		return nil, err
 	}
 	s.finish()
@@ -298,9 +310,18 @@ func (s *solver) runHeuristics(ctx context.Context, share bool) error {
 			defer cancel()
 		}
 	}
+	// Each lower plan is held as its planner ends (the portfolio verified
+	// it) and reported at once; when the portfolio returns, its own choice
+	// (ties broken by the list, not by which planner ended first) replaces
+	// them, so that the result does not depend on timing or threads.
+	before := *s.res
 	plan, name, err := heuristics.Portfolio(ctx, s.p, heuristics.PortfolioOptions{
-		Threads: s.opt.Threads, Seed: s.opt.Seed, LowerBound: s.res.LowerBound, Planners: names})
+		Threads: s.opt.Threads, Seed: s.opt.Seed, LowerBound: s.res.LowerBound, Planners: names,
+		Validated: s.validated, OnPlan: s.provisional})
 	s.heuristicsCut = ctx.Err() != nil && outer.Err() == nil
+	first := s.res.Stats.FirstPlanMillis
+	s.res.Plan, s.res.Peak, s.res.Method = before.Plan, before.Peak, before.Method
+	s.res.Stats.FirstPlanMillis = before.Stats.FirstPlanMillis
 	if err != nil {
 		if ctx.Err() != nil && plan == nil {
 			return nil
@@ -311,7 +332,28 @@ func (s *solver) runHeuristics(ctx context.Context, share bool) error {
 		return nil
 	}
 	s.offerVerified(plan, name)
+	if first > 0 && (before.Stats.FirstPlanMillis == 0 || first < s.res.Stats.FirstPlanMillis) {
+		s.res.Stats.FirstPlanMillis = first
+	}
 	return nil
+}
+
+// provisional holds a plan the portfolio verified while it still runs: the
+// best plan, and the progress report, until the portfolio returns (see
+// runHeuristics). It fits every capacity (the portfolio reports only
+// those).
+func (s *solver) provisional(plan *model.Plan, method string) {
+	peak := plan.Peak(s.p)
+	if s.res.Plan != nil && peak >= s.res.Peak {
+		return
+	}
+	if s.res.Plan == nil {
+		s.res.Stats.FirstPlanMillis = float64(time.Since(s.start).Microseconds()) / 1000
+	}
+	s.res.Plan, s.res.Peak, s.res.Method = plan, peak, method
+	if s.opt.Progress != nil {
+		s.opt.Progress(Progress{Elapsed: time.Since(s.start), Peak: peak, LowerBound: s.res.LowerBound, Phase: method})
+	}
 }
 
 // racesPortfolio reports whether a race deciding capacity c (0:
@@ -444,6 +486,9 @@ func (s *solver) keep(plan *model.Plan, method string, fits bool) {
 		return
 	}
 	if s.res.Plan == nil || peak < s.res.Peak {
+		if s.res.Plan == nil {
+			s.res.Stats.FirstPlanMillis = float64(time.Since(s.start).Microseconds()) / 1000
+		}
 		s.res.Plan, s.res.Peak, s.res.Method = plan, peak, method
 		if s.opt.Progress != nil {
 			s.opt.Progress(Progress{Elapsed: time.Since(s.start), Peak: peak, LowerBound: s.res.LowerBound, Phase: method})

@@ -5,6 +5,8 @@
 //	go run ./benchmarks/cmd/gen -kind random -n 1000 -seed 1 -o random.csv
 //	go run ./benchmarks/cmd/gen -kind perfect -n 200 -width 1000 -height 1048576 -o perfect.csv
 //	go run ./benchmarks/cmd/gen -kind transformer -n 1000000 -backward -o long.csv
+//	go run ./benchmarks/cmd/gen -kind training -n 50000 -seed 3 -o train.csv
+//	go run ./benchmarks/cmd/gen -kind skips -n 15000 -o skips.csv
 //	go run ./benchmarks/cmd/gen -kind chain -n 100000 -o chain.csv
 //	go run ./benchmarks/cmd/gen -kind chain-graph -n 100000 -o chain.graph.json
 //	go run ./benchmarks/cmd/gen -kind branch-graph -n 25000 -o branch.graph.json
@@ -13,6 +15,11 @@
 // width × height, whose optimum peak is height (printed on stderr as
 // optimum=N). transformer: a trace of transformer blocks (-layers, -hidden,
 // -seq, -heads, -backward, -jitter); -n cuts it at exactly n buffers.
+// training: one training step (weights and optimiser state live
+// throughout, short activations, saved activations, tiny buffers, sizes
+// from bytes to gigabytes); -n buffers (default 20 000).
+// skips: two models of n ops each (default 15 000) with long random
+// skip connections.
 // chain: a chain of n ops with skip connections and scratch buffers.
 // chain-graph: a model graph (.graph.json) of a chain of n ops with
 // Reshape views, skip connections and elastic scratch. branch-graph: a model
@@ -32,7 +39,7 @@ import (
 )
 
 func main() {
-	kind := flag.String("kind", "random", "random | perfect | transformer | chain | chain-graph | branch-graph")
+	kind := flag.String("kind", "random", "random | perfect | transformer | training | skips | chain | chain-graph | branch-graph")
 	n := flag.Int("n", 0, "buffers (random, transformer), pieces (perfect), ops (chain, chain-graph) or blocks (branch-graph); transformer: 0 = whole layers")
 	seed := flag.Uint64("seed", 1, "seed: same seed and flags, same instance")
 	out := flag.String("o", "-", "output CSV file (- = stdout)")
@@ -65,6 +72,14 @@ func main() {
 	case "transformer":
 		p = benchmarks.Transformer(benchmarks.TransformerOptions{Layers: *layers, Hidden: *hidden, Seq: *seq, Heads: *heads,
 			Backward: *backward, Buffers: *n, Jitter: *jitter, Seed: *seed})
+	case "skips":
+		ops := *n
+		if ops <= 0 {
+			ops = 15000
+		}
+		p = benchmarks.Skips(*seed, 2, ops)
+	case "training":
+		p = benchmarks.Training(benchmarks.TrainingOptions{Buffers: *n, Seed: *seed})
 	case "chain", "chain-graph":
 		if *n <= 0 {
 			fmt.Fprintf(os.Stderr, "gen: -kind %s needs -n (the number of ops)\n", *kind)
@@ -92,7 +107,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "ops=%d\n", len(f.Ops))
 		return
 	default:
-		fmt.Fprintf(os.Stderr, "gen: unknown -kind %q (want random, perfect, transformer, chain, chain-graph or branch-graph)\n", *kind)
+		fmt.Fprintf(os.Stderr, "gen: unknown -kind %q (want random, perfect, transformer, training, skips, chain, chain-graph or branch-graph)\n", *kind)
 		os.Exit(2)
 	}
 	if err := p.Validate(); err != nil {
