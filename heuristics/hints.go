@@ -97,11 +97,9 @@ type hinter struct {
 }
 
 func newHinter(p *model.Problem, pl *model.Plan) *hinter {
-	n := len(p.Buffers)
-	h := &hinter{p: p, pl: pl, root: make([]int, n), delta: make([]int64, n), members: map[int][]int{}}
-	index := p.Index()
+	h := &hinter{p: p, pl: pl, members: map[int][]int{}}
+	h.root, h.delta = p.AliasRoots(p.Index())
 	for i := range p.Buffers {
-		h.root[i], h.delta[i] = p.Root(i, index)
 		h.members[h.root[i]] = append(h.members[h.root[i]], i)
 		b := p.Buffers[i]
 		b.Size = pl.Placements[i].Size // granted

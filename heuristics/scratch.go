@@ -68,15 +68,14 @@ func FillScratchContext(ctx context.Context, p *model.Problem, pl *model.Plan, o
 	}
 	out := pl.Clone()
 	inGroup := make([]bool, len(p.Buffers))
-	var index map[string]int
+	var root []int
 	for i := range p.Buffers {
 		if a := p.Buffers[i].Alias; a != nil {
-			if index == nil {
-				index = p.Index()
+			if root == nil {
+				root, _ = p.AliasRoots(p.Index())
 			}
 			inGroup[i] = true
-			r, _ := p.Root(i, index)
-			inGroup[r] = true
+			inGroup[root[i]] = true
 		}
 	}
 	pools := p.PoolList()

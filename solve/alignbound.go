@@ -401,11 +401,13 @@ func wholeBuffers(p *model.Problem) []bool {
 	for i := range whole {
 		whole[i] = p.Buffers[i].Alias == nil
 	}
-	index := p.Index()
+	var root []int
 	for i := range p.Buffers {
 		if p.Buffers[i].Alias != nil {
-			r, _ := p.Root(i, index)
-			whole[r] = false
+			if root == nil {
+				root, _ = p.AliasRoots(p.Index())
+			}
+			whole[root[i]] = false
 		}
 	}
 	return whole

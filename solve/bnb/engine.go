@@ -42,16 +42,20 @@ func prepare(p *model.Problem, opt Options) (*engine, error) {
 		return nil, errors.New(why)
 	}
 	e := &engine{p: p, f: f, exact: true, opt: opt, offset: make([]int64, len(f.items))}
+	var root []int
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
 		if len(b.Gaps) > 0 {
 			e.exact = false
 		}
 		if b.Alias != nil {
+			if root == nil {
+				root, _ = p.AliasRoots(p.Index())
+			}
 			// The group's item spans the union of lifetimes; a member
 			// outside the root's own lifetime makes the item larger than
 			// the real occupancy.
-			if r := p.Buffers[rootOf(p, i)]; b.Start < r.Start || b.End > r.End {
+			if r := p.Buffers[root[i]]; b.Start < r.Start || b.End > r.End {
 				e.exact = false
 			}
 		}
@@ -114,11 +118,6 @@ func Admits(p *model.Problem, opt Options) (bool, string) {
 		return false, why
 	}
 	return true, ""
-}
-
-func rootOf(p *model.Problem, i int) int {
-	r, _ := p.Root(i, p.Index())
-	return r
 }
 
 // plan turns the current item offsets into a plan and checks it.
