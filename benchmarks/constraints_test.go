@@ -12,9 +12,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	_ "github.com/optalloc/optalloc/formats/graph" // .graph.json inputs
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
-	_ "github.com/optalloc/optalloc/model/graph" // .graph.json inputs
 	"github.com/optalloc/optalloc/solve"
 	"github.com/optalloc/optalloc/verify"
 )

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	_ "github.com/optalloc/optalloc/formats/graph" // .graph.json inputs
 	"github.com/optalloc/optalloc/model"
-	_ "github.com/optalloc/optalloc/model/graph" // .graph.json inputs
 	"github.com/optalloc/optalloc/verify"
 )
 

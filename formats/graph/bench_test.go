@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optalloc/optalloc/formats/graph"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/model/graph"
 )
 
 // BenchmarkRead reads and builds the largest example (12 BERT layers).

@@ -3,8 +3,8 @@ package zoo_test
 import (
 	"fmt"
 
-	"github.com/optalloc/optalloc/model/graph"
-	"github.com/optalloc/optalloc/model/graph/internal/zoo"
+	"github.com/optalloc/optalloc/formats/graph"
+	"github.com/optalloc/optalloc/formats/graph/internal/zoo"
 )
 
 func ExampleResNet18() {

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/optalloc/optalloc/model/graph"
+	"github.com/optalloc/optalloc/formats/graph"
 )
 
 // chainFile is benchmarks.ChainGraph's shape (which this package cannot

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 
-	"github.com/optalloc/optalloc/model/graph"
+	"github.com/optalloc/optalloc/formats/graph"
 )
 
 // net builds one model: it tracks tensor shapes and names and emits ops in

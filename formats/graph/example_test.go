@@ -6,8 +6,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/optalloc/optalloc/formats/graph"
 	"github.com/optalloc/optalloc/heuristics"
-	"github.com/optalloc/optalloc/model/graph"
 	"github.com/optalloc/optalloc/verify"
 )
 

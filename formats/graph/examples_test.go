@@ -13,10 +13,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/formats/graph"
+	"github.com/optalloc/optalloc/formats/graph/internal/zoo"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/model/graph"
-	"github.com/optalloc/optalloc/model/graph/internal/zoo"
 	"github.com/optalloc/optalloc/verify"
 )
 
@@ -54,7 +54,7 @@ func TestExamplesUpToDate(t *testing.T) {
 			var buf bytes.Buffer
 			require.NoError(t, graph.Write(&buf, all[name]))
 			have, err := os.ReadFile(filepath.Join(examplesDir, name))
-			require.NoError(t, err, "run OPTALLOC_GEN_EXAMPLES=1 go test ./model/graph/ -run TestGenerateExamples")
+			require.NoError(t, err, "run OPTALLOC_GEN_EXAMPLES=1 go test ./formats/graph/ -run TestGenerateExamples")
 			assert.True(t, bytes.Equal(buf.Bytes(), have), "%s differs from its generator; regenerate it", name)
 			assert.Less(t, len(have), 1<<20, "example files must stay under 1 MB")
 		})
@@ -176,7 +176,7 @@ func inPlaceOff(t *testing.T, name string) *model.Problem {
 
 // TestExampleTable prints the README table:
 //
-//	go test ./model/graph/ -run TestExampleTable -v
+//	go test ./formats/graph/ -run TestExampleTable -v
 func TestExampleTable(t *testing.T) {
 	var sb strings.Builder
 	sb.WriteString("| example | buffers | zero-copy aliases | naive sum | weights stored | planned peak (greedy-size) | max-live lower bound | copies removed | without weights: planned / lower bound | without weights, in-place off: planned / lower bound |\n")
