@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/formats/graph"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
@@ -222,7 +223,7 @@ func TestCorpusAndMarkdown(t *testing.T) {
 
 	var insts []Instance
 	for _, f := range files {
-		p, err := model.Load(f.Path)
+		p, err := formats.Load(f.Path)
 		require.NoError(t, err)
 		insts = append(insts, Instance{Name: f.Path, Problem: p})
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/formats"
 )
 
 // CorpusFile is one instance file of a corpus folder.
@@ -63,7 +63,7 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 // ReferencePeak reads a reference plan (a MiniMalloc CSV whose offset column
 // holds a complete plan) and returns its peak.
 func ReferencePeak(path string) (int64, error) {
-	p, err := model.Load(path)
+	p, err := formats.Load(path)
 	if err != nil {
 		return 0, err
 	}

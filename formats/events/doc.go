@@ -21,5 +21,5 @@
 // an ID that is still allocated, a bad size or alignment, an unknown event.
 //
 // Importing the package registers the ".events" suffix with
-// model.RegisterFormat.
+// formats.Register.
 package events

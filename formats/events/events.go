@@ -7,10 +7,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/model"
 )
 
-func init() { model.RegisterFormat(".events", Read) }
+func init() { formats.Register(".events", Read) }
 
 // maxLine bounds one line of a trace.
 const maxLine = 1 << 20

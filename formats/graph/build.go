@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/model"
 )
 
@@ -16,7 +17,7 @@ import (
 const DefaultAlignment = 64
 
 func init() {
-	model.RegisterFormat(".graph.json", func(r io.Reader, name string) (*model.Problem, error) {
+	formats.Register(".graph.json", func(r io.Reader, name string) (*model.Problem, error) {
 		p, _, err := Read(r, name)
 		return p, err
 	})

@@ -5,7 +5,7 @@
 // weights — together with a Report of what it did.
 //
 // Importing the package registers the ".graph.json" suffix with
-// model.RegisterFormat, so model.Load("net.graph.json") works.
+// formats.Register, so formats.Load("net.graph.json") works.
 //
 // # The .graph.json format
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/formats/graph"
 	"github.com/optalloc/optalloc/formats/graph/internal/zoo"
 	"github.com/optalloc/optalloc/heuristics"
@@ -63,7 +64,7 @@ func TestExamplesUpToDate(t *testing.T) {
 
 func planExample(t *testing.T, name string) (*model.Problem, *graph.Report, *model.Plan) {
 	t.Helper()
-	p, err := model.Load(filepath.Join(examplesDir, name))
+	p, err := formats.Load(filepath.Join(examplesDir, name))
 	require.NoError(t, err)
 	f, err := os.Open(filepath.Join(examplesDir, name))
 	require.NoError(t, err)
@@ -92,7 +93,7 @@ func greedyPeak(p *model.Problem) (int64, error) {
 	return plan.Peak(p), nil
 }
 
-// TestExamplesPlanAndVerify loads every example through model.Load, plans
+// TestExamplesPlanAndVerify loads every example through formats.Load, plans
 // it with greedy-size, verifies the plan, and checks that every concat
 // input the report says is zero-copy lies inside the concat output.
 func TestExamplesPlanAndVerify(t *testing.T) {

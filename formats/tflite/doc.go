@@ -20,6 +20,6 @@
 // a panic.
 //
 // Importing the package registers the ".tflite" suffix with
-// model.RegisterFormat, so model.Load("net.tflite") returns the arena
+// formats.Register, so formats.Load("net.tflite") returns the arena
 // problem.
 package tflite

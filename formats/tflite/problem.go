@@ -6,11 +6,12 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/model"
 )
 
 func init() {
-	model.RegisterFormat(".tflite", func(r io.Reader, name string) (*model.Problem, error) {
+	formats.Register(".tflite", func(r io.Reader, name string) (*model.Problem, error) {
 		m, err := Read(r, name)
 		if err != nil {
 			return nil, err

@@ -27,6 +27,7 @@ import (
 	"os"
 
 	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/formats/csv"
 	"github.com/optalloc/optalloc/formats/graph"
 	"github.com/optalloc/optalloc/model"
 )
@@ -107,7 +108,7 @@ func main() {
 }
 
 func write(path string, p *model.Problem) error {
-	return writeTo(path, func(w io.Writer) error { return model.WriteCSV(w, p, nil) })
+	return writeTo(path, func(w io.Writer) error { return csv.Write(w, p, nil) })
 }
 
 func writeGraph(path string, f *graph.File) error {

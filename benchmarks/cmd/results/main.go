@@ -31,8 +31,8 @@ import (
 	"time"
 
 	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/formats/onnx"
-	"github.com/optalloc/optalloc/model"
 )
 
 func main() {
@@ -86,7 +86,7 @@ func run(ctx context.Context, shared, out, readme, methodList, match string, met
 		if match != "" && !strings.Contains(f.Path, match) {
 			continue
 		}
-		p, err := model.Load(f.Path)
+		p, err := formats.Load(f.Path)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/formats/onnx"
 	"github.com/optalloc/optalloc/formats/tflite"
 	"github.com/optalloc/optalloc/model"
@@ -79,7 +80,7 @@ func loadModel(path string, dims map[string]int64) (*model.Problem, string, erro
 		}
 		return a.Problem, fmt.Sprintf("%d / %d / 0", len(a.Problem.Buffers)+a.Weights, a.Weights), nil
 	}
-	p, err := model.Load(path)
+	p, err := formats.Load(path)
 	return p, "–", err
 }
 

@@ -1,15 +1,17 @@
-package model
+package csv
 
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
+	stdcsv "encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/optalloc/optalloc/model"
 )
 
 // The MiniMalloc CSV dialect: a header row, then one buffer per row. Columns
@@ -25,23 +27,23 @@ var csvColumnNames = map[string]string{
 	"gaps":   "gaps",
 }
 
-// OptionalCSVColumns are the optional columns, in the order they are written.
-var OptionalCSVColumns = []string{"alignment", "hint", "gaps"}
+// OptionalColumns are the optional columns, in the order they are written.
+var OptionalColumns = []string{"alignment", "hint", "gaps"}
 
-// ReadCSV reads a problem in MiniMalloc's CSV format from r; name is used in
+// Read reads a problem in MiniMalloc's CSV format from r; name is used in
 // error messages (file:line). It streams: memory is linear in the number of
 // rows. Required columns are id (or buffer, buffer_id), lower (or start,
 // begin), upper (exclusive) or end (inclusive: upper = end+1), and size.
 // Optional: alignment, offset (a pin; -1 or empty means free), hint (-1 or
 // empty means none), gaps (space-separated "l-u" or "l-u@a:b"). Columns it
 // does not know are ignored. The problem is validated before it is returned.
-func ReadCSV(r io.Reader, name string) (*Problem, error) {
+func Read(r io.Reader, name string) (*model.Problem, error) {
 	fail := func(line int, format string, args ...any) error {
-		return &InputError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
+		return &model.InputError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return nil, &InputError{File: name, Msg: err.Error()}
+		return nil, &model.InputError{File: name, Msg: err.Error()}
 	}
 	next := csvRows(data, name)
 	header, _, err := next()
@@ -78,7 +80,7 @@ func ReadCSV(r io.Reader, name string) (*Problem, error) {
 		}
 	}
 	// One buffer per line at most: no growing and copying.
-	p := &Problem{Name: name, Buffers: make([]Buffer, 0, bytes.Count(data, []byte{'\n'})+1)}
+	p := &model.Problem{Name: name, Buffers: make([]model.Buffer, 0, bytes.Count(data, []byte{'\n'})+1)}
 	for _, c := range []string{"alignment", "offset", "hint", "gaps"} {
 		if _, ok := col[c]; ok && c != "offset" {
 			p.CSVColumns = append(p.CSVColumns, c)
@@ -114,7 +116,7 @@ func ReadCSV(r io.Reader, name string) (*Problem, error) {
 		}
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return 0, fail(line, "column %s: %s is not an integer in the int64 range", names[i], Quote(s))
+			return 0, fail(line, "column %s: %s is not an integer in the int64 range", names[i], model.Quote(s))
 		}
 		return v, nil
 	}
@@ -141,7 +143,7 @@ func ReadCSV(r io.Reader, name string) (*Problem, error) {
 			// A field without a column would be dropped silently.
 			return nil, fail(line, "%d fields in the header, %d on this row", nHeader, len(rec))
 		}
-		var b Buffer
+		var b model.Buffer
 		b.Line = line
 		id, _ := field(cID)
 		b.ID = strings.Clone(id) // not a slice of the whole row
@@ -152,7 +154,7 @@ func ReadCSV(r io.Reader, name string) (*Problem, error) {
 			// Written into a JSON plan it would become U+FFFD and no
 			// longer match; refuse rather than write a plan that does
 			// not verify.
-			return nil, fail(line, "column id: %s is not valid UTF-8 (save the file as UTF-8)", Quote(b.ID))
+			return nil, fail(line, "column id: %s is not valid UTF-8 (save the file as UTF-8)", model.Quote(b.ID))
 		}
 		if b.Start, err = num(cLower); err != nil {
 			return nil, err
@@ -209,7 +211,7 @@ func ReadCSV(r io.Reader, name string) (*Problem, error) {
 // reader keeps no reference to them beyond the row).
 func csvRows(data []byte, name string) func() ([]string, int, error) {
 	if bytes.IndexByte(data, '"') >= 0 {
-		cr := csv.NewReader(bytes.NewReader(data))
+		cr := stdcsv.NewReader(bytes.NewReader(data))
 		cr.FieldsPerRecord = -1
 		cr.ReuseRecord = true
 		cr.TrimLeadingSpace = true
@@ -260,19 +262,19 @@ func csvRows(data []byte, name string) func() ([]string, int, error) {
 }
 
 func csvError(name string, err error) error {
-	var pe *csv.ParseError
+	var pe *stdcsv.ParseError
 	if errors.As(err, &pe) {
-		return &InputError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
+		return &model.InputError{File: name, Line: pe.Line, Msg: pe.Err.Error()}
 	}
-	return &InputError{File: name, Msg: err.Error()}
+	return &model.InputError{File: name, Msg: err.Error()}
 }
 
 // ParseGaps parses MiniMalloc's gaps field: space-separated "l-u" (absent
 // during [l,u)) or "l-u@a:b" (during [l,u) only bytes [a,b) are used).
-func ParseGaps(s string) ([]Gap, error) {
-	var gaps []Gap
+func ParseGaps(s string) ([]model.Gap, error) {
+	var gaps []model.Gap
 	for _, tok := range strings.Fields(s) {
-		var g Gap
+		var g model.Gap
 		span, window, hasWindow := strings.Cut(tok, "@")
 		l, u, ok := strings.Cut(span, "-")
 		if !ok {
@@ -304,7 +306,7 @@ func ParseGaps(s string) ([]Gap, error) {
 }
 
 // FormatGaps is the inverse of ParseGaps.
-func FormatGaps(gaps []Gap) string {
+func FormatGaps(gaps []model.Gap) string {
 	parts := make([]string, len(gaps))
 	for i, g := range gaps {
 		parts[i] = fmt.Sprintf("%d-%d", g.Start, g.End)
@@ -315,12 +317,12 @@ func FormatGaps(gaps []Gap) string {
 	return strings.Join(parts, " ")
 }
 
-// WriteCSV writes the problem in MiniMalloc's CSV format: id, lower, upper,
+// Write writes the problem in MiniMalloc's CSV format: id, lower, upper,
 // size, the optional columns the input had (or that the buffers need), and —
 // when plan is non-nil — the offset of every buffer (plus pool and size
 // columns when the problem has several pools or elastic buffers). Without a
 // plan, pins are written in the offset column.
-func WriteCSV(w io.Writer, p *Problem, plan *Plan) error {
+func Write(w io.Writer, p *model.Problem, plan *model.Plan) error {
 	if plan != nil && len(plan.Placements) != len(p.Buffers) {
 		return fmt.Errorf("the plan has %d placements for %d buffers", len(plan.Placements), len(p.Buffers))
 	}
@@ -339,7 +341,7 @@ func WriteCSV(w io.Writer, p *Problem, plan *Plan) error {
 		pinned = pinned || b.Pin != nil
 	}
 	header := []string{"id", "lower", "upper", "size"}
-	for _, c := range OptionalCSVColumns {
+	for _, c := range OptionalColumns {
 		if cols[c] {
 			header = append(header, c)
 		}
@@ -360,7 +362,7 @@ func WriteCSV(w io.Writer, p *Problem, plan *Plan) error {
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
 		row := []string{csvQuote(b.ID), itoa(b.Start), itoa(b.End), itoa(b.Size)}
-		for _, c := range OptionalCSVColumns {
+		for _, c := range OptionalColumns {
 			if !cols[c] {
 				continue
 			}

@@ -1,9 +1,8 @@
-package model
+package jsonfmt
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"reflect"
 )
 
@@ -143,14 +142,6 @@ func jsonTypeName(t reflect.Type) string {
 	return "a " + t.Kind().String()
 }
 
-// maxQuoted is the longest input text an error message repeats.
+// maxQuoted is the longest input text an error message repeats (as in
+// model.Quote).
 const maxQuoted = 40
-
-// Quote quotes an input text for an error message, cut to a few dozen
-// bytes: a 5 MB field makes a short message.
-func Quote(s string) string {
-	if len(s) <= maxQuoted {
-		return fmt.Sprintf("%q", s)
-	}
-	return fmt.Sprintf("%q… (%d bytes)", s[:maxQuoted], len(s))
-}

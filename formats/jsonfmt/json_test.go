@@ -1,4 +1,4 @@
-package model
+package jsonfmt
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optalloc/optalloc/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,15 +22,15 @@ func TestReadJSONAllFields(t *testing.T) {
  ],
  "pools": [{"name": "sram", "capacity": 1024, "align": 8}, {"name": "dram", "rank": 1}]
 }`
-	p, err := ReadJSON(strings.NewReader(text), "in.json")
+	p, err := Read(strings.NewReader(text), "in.json")
 	require.NoError(t, err)
-	assert.Equal(t, []Pool{{Name: "sram", Capacity: 1024, Align: 8}, {Name: "dram", Rank: 1}}, p.Pools)
+	assert.Equal(t, []model.Pool{{Name: "sram", Capacity: 1024, Align: 8}, {Name: "dram", Rank: 1}}, p.Pools)
 	require.Len(t, p.Buffers, 3)
-	want := []Buffer{
-		{ID: "p", End: 4, Size: 64, Align: 16, Pin: i64(32), Pools: []string{"sram"}, Kind: Input, Line: 3},
-		{ID: "c", Start: 1, End: 3, Size: 16, Alias: &Alias{Parent: "p", Delta: 16}, Line: 4},
-		{ID: "s", Start: 2, End: 9, Size: 8, MaxSize: 32, Kind: Scratch, Weight: 2.5, LatencyCritical: true, Hint: i64(64),
-			Gaps: []Gap{{Start: 3, End: 5}, {Start: 6, End: 7, Window: true, Lo: 0, Hi: 4}}, Line: 5},
+	want := []model.Buffer{
+		{ID: "p", End: 4, Size: 64, Align: 16, Pin: i64(32), Pools: []string{"sram"}, Kind: model.Input, Line: 3},
+		{ID: "c", Start: 1, End: 3, Size: 16, Alias: &model.Alias{Parent: "p", Delta: 16}, Line: 4},
+		{ID: "s", Start: 2, End: 9, Size: 8, MaxSize: 32, Kind: model.Scratch, Weight: 2.5, LatencyCritical: true, Hint: i64(64),
+			Gaps: []model.Gap{{Start: 3, End: 5}, {Start: 6, End: 7, Window: true, Lo: 0, Hi: 4}}, Line: 5},
 	}
 	assert.Equal(t, want, p.Buffers)
 }
@@ -39,13 +40,13 @@ func TestWriteJSONThenReadJSONRoundTrips(t *testing.T) {
 	for trial := 0; trial < 200; trial++ {
 		p := randProblem(rng, 1+rng.IntN(30), genOptions{gaps: true, aligns: true, pins: true, hints: true,
 			aliases: true, pools: true, elastic: true, zeros: true})
-		p.Buffers[0].Kind = Weight
+		p.Buffers[0].Kind = model.Weight
 		p.Buffers[0].Weight = 1.5
 		p.Buffers[0].LatencyCritical = true
 		require.NoError(t, p.Validate())
 		var out bytes.Buffer
-		require.NoError(t, WriteJSON(&out, p))
-		q, err := ReadJSON(&out, "rt.json")
+		require.NoError(t, Write(&out, p))
+		q, err := Read(&out, "rt.json")
 		require.NoError(t, err, out.String())
 		assertSameProblem(t, p, q)
 		assert.Equal(t, p.Pools, q.Pools)
@@ -87,10 +88,10 @@ func TestReadJSONHostileInput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := ReadJSON(strings.NewReader(tc.text), "in.json")
+			p, err := Read(strings.NewReader(tc.text), "in.json")
 			require.Error(t, err)
 			assert.Nil(t, p)
-			var ie *InputError
+			var ie *model.InputError
 			require.True(t, errors.As(err, &ie), "want *InputError, got %T", err)
 			msg := err.Error()
 			assert.Contains(t, msg, tc.want)
@@ -101,7 +102,7 @@ func TestReadJSONHostileInput(t *testing.T) {
 }
 
 func TestReadJSONPoolsAfterBuffers(t *testing.T) {
-	p, err := ReadJSON(strings.NewReader(`{"buffers": [{"id": "a", "start": 0, "end": 1, "size": 1, "pools": ["dram"]}], "pools": [{"name": "dram"}]}`), "x.json")
+	p, err := Read(strings.NewReader(`{"buffers": [{"id": "a", "start": 0, "end": 1, "size": 1, "pools": ["dram"]}], "pools": [{"name": "dram"}]}`), "x.json")
 	require.NoError(t, err)
-	assert.Equal(t, []Pool{{Name: "dram"}}, p.Pools)
+	assert.Equal(t, []model.Pool{{Name: "dram"}}, p.Pools)
 }

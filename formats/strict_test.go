@@ -1,9 +1,12 @@
-package model
+package formats
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/optalloc/optalloc/formats/csv"
+	"github.com/optalloc/optalloc/formats/jsonfmt"
+	"github.com/optalloc/optalloc/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -36,12 +39,12 @@ func TestReadersRejectSilentlyLossyInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
 			if tc.csv {
-				_, err = ReadCSV(strings.NewReader(tc.text), "in.csv")
+				_, err = csv.Read(strings.NewReader(tc.text), "in.csv")
 			} else {
-				_, err = ReadJSON(strings.NewReader(tc.text), "in.json")
+				_, err = jsonfmt.Read(strings.NewReader(tc.text), "in.json")
 			}
 			require.Error(t, err)
-			var ie *InputError
+			var ie *model.InputError
 			require.ErrorAs(t, err, &ie)
 			assert.Contains(t, ie.Msg, tc.want)
 			assert.Equal(t, tc.line, ie.Line, ie.Error())
@@ -54,19 +57,19 @@ func TestReadersRejectSilentlyLossyInput(t *testing.T) {
 func TestCSVHeaderTypoIsFine(t *testing.T) {
 	// Fewer fields than the header are fine when only optional columns are
 	// missing, as before.
-	p, err := ReadCSV(strings.NewReader("id,lower,upper,size,hint\na,0,2,4\n"), "in.csv")
+	p, err := csv.Read(strings.NewReader("id,lower,upper,size,hint\na,0,2,4\n"), "in.csv")
 	require.NoError(t, err)
 	assert.Nil(t, p.Buffers[0].Hint)
 }
 
 func TestInputErrorStaysOneShortLine(t *testing.T) {
-	e := &InputError{File: "f", Line: 3, Msg: strings.Repeat("x", 1<<20)}
+	e := &model.InputError{File: "f", Line: 3, Msg: strings.Repeat("x", 1<<20)}
 	assert.Less(t, len(e.Error()), 500)
 	assert.Contains(t, e.Error(), "bytes cut")
-	_, err := DecodeJSONPlan([]byte(`{"placements": [{"id": "a", "offset": "0"}]}`), "p.json")
+	_, err := jsonfmt.DecodePlan([]byte(`{"placements": [{"id": "a", "offset": "0"}]}`), "p.json")
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "Go")
 	assert.NotContains(t, err.Error(), "model.")
-	_, err = DecodeJSONPlan([]byte(`{"peak": 1, "peak": 2, "placements": []}`), "p.json")
+	_, err = jsonfmt.DecodePlan([]byte(`{"peak": 1, "peak": 2, "placements": []}`), "p.json")
 	assert.ErrorContains(t, err, `duplicate key "peak"`)
 }

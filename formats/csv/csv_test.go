@@ -1,4 +1,4 @@
-package model
+package csv
 
 import (
 	"bytes"
@@ -7,17 +7,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/optalloc/optalloc/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func readCSV(t *testing.T, text string) (*Problem, error) {
+func readCSV(t *testing.T, text string) (*model.Problem, error) {
 	t.Helper()
-	return ReadCSV(strings.NewReader(text), "in.csv")
+	return Read(strings.NewReader(text), "in.csv")
 }
 
 // core returns (id, start, end, size) of every buffer, for compact asserts.
-func core(p *Problem) [][4]any {
+func core(p *model.Problem) [][4]any {
 	out := make([][4]any, len(p.Buffers))
 	for i, b := range p.Buffers {
 		out[i] = [4]any{b.ID, b.Start, b.End, b.Size}
@@ -75,7 +76,7 @@ func TestReadCSVOptionalColumns(t *testing.T) {
 	require.NotNil(t, a.Pin)
 	assert.Equal(t, int64(32), *a.Pin)
 	assert.Nil(t, a.Hint)
-	assert.Equal(t, []Gap{{Start: 2, End: 4}, {Start: 6, End: 8, Window: true, Lo: 0, Hi: 16}}, a.Gaps)
+	assert.Equal(t, []model.Gap{{Start: 2, End: 4}, {Start: 6, End: 8, Window: true, Lo: 0, Hi: 16}}, a.Gaps)
 	assert.Equal(t, int64(1), b.Alignment())
 	assert.Nil(t, b.Pin)
 	require.NotNil(t, b.Hint)
@@ -138,7 +139,7 @@ func TestReadCSVHostileInput(t *testing.T) {
 			p, err := readCSV(t, tc.text)
 			require.Error(t, err)
 			assert.Nil(t, p)
-			var ie *InputError
+			var ie *model.InputError
 			require.True(t, errors.As(err, &ie), "want *InputError, got %T", err)
 			assert.Equal(t, "in.csv", ie.File)
 			msg := err.Error()
@@ -151,7 +152,7 @@ func TestReadCSVHostileInput(t *testing.T) {
 func TestParseAndFormatGaps(t *testing.T) {
 	gaps, err := ParseGaps("  1-2   3-5@4:8 ")
 	require.NoError(t, err)
-	assert.Equal(t, []Gap{{Start: 1, End: 2}, {Start: 3, End: 5, Window: true, Lo: 4, Hi: 8}}, gaps)
+	assert.Equal(t, []model.Gap{{Start: 1, End: 2}, {Start: 3, End: 5, Window: true, Lo: 4, Hi: 8}}, gaps)
 	assert.Equal(t, "1-2 3-5@4:8", FormatGaps(gaps))
 	gaps, err = ParseGaps("")
 	require.NoError(t, err)
@@ -168,42 +169,42 @@ func TestWriteCSVThenReadCSVRoundTrips(t *testing.T) {
 		p := randProblem(rng, 1+rng.IntN(30), genOptions{gaps: true, aligns: true, pins: true, hints: true})
 		require.NoError(t, p.Validate())
 		var buf bytes.Buffer
-		require.NoError(t, WriteCSV(&buf, p, nil))
-		q, err := ReadCSV(&buf, "rt.csv")
+		require.NoError(t, Write(&buf, p, nil))
+		q, err := Read(&buf, "rt.csv")
 		require.NoError(t, err, buf.String())
 		assertSameProblem(t, p, q)
 	}
 }
 
 func TestWriteCSVQuotesAwkwardIDs(t *testing.T) {
-	p := &Problem{Buffers: []Buffer{buf("a,b", 0, 2, 4), buf(`say "hi"`, 1, 3, 4), buf("two\nlines", 0, 1, 1)}}
+	p := &model.Problem{Buffers: []model.Buffer{buf("a,b", 0, 2, 4), buf(`say "hi"`, 1, 3, 4), buf("two\nlines", 0, 1, 1)}}
 	var out bytes.Buffer
-	require.NoError(t, WriteCSV(&out, p, nil))
-	q, err := ReadCSV(&out, "q.csv")
+	require.NoError(t, Write(&out, p, nil))
+	q, err := Read(&out, "q.csv")
 	require.NoError(t, err)
 	assert.Equal(t, core(p), core(q))
 }
 
 func TestWriteCSVWithPlanWritesOffsetsPoolsAndGrants(t *testing.T) {
-	p := &Problem{
-		Pools: []Pool{{Name: "sram", Capacity: 64}, {Name: "dram"}},
-		Buffers: []Buffer{
+	p := &model.Problem{
+		Pools: []model.Pool{{Name: "sram", Capacity: 64}, {Name: "dram"}},
+		Buffers: []model.Buffer{
 			{ID: "a", End: 2, Size: 8, MaxSize: 16},
 			{ID: "b", Start: 1, End: 3, Size: 4, Align: 4, Pin: i64(16)},
 		},
 	}
-	pl := &Plan{Placements: []Placement{{Offset: 0, Pool: 1, Size: 12}, {Offset: 16, Pool: 0, Size: 4}}}
+	pl := &model.Plan{Placements: []model.Placement{{Offset: 0, Pool: 1, Size: 12}, {Offset: 16, Pool: 0, Size: 4}}}
 	var out bytes.Buffer
-	require.NoError(t, WriteCSV(&out, p, pl))
+	require.NoError(t, Write(&out, p, pl))
 	assert.Equal(t, "id,lower,upper,size,alignment,offset,pool,granted\na,0,2,8,1,0,dram,12\nb,1,3,4,4,16,sram,4\n", out.String())
 
 	out.Reset()
-	require.NoError(t, WriteCSV(&out, p, nil))
+	require.NoError(t, Write(&out, p, nil))
 	assert.Equal(t, "id,lower,upper,size,alignment,offset\na,0,2,8,1,-1\nb,1,3,4,4,16\n", out.String(), "pins go in the offset column")
 }
 
 // assertSameProblem compares what the CSV and JSON formats must preserve.
-func assertSameProblem(t *testing.T, want, got *Problem) {
+func assertSameProblem(t *testing.T, want, got *model.Problem) {
 	t.Helper()
 	require.Len(t, got.Buffers, len(want.Buffers))
 	for i := range want.Buffers {
@@ -221,8 +222,8 @@ func assertSameProblem(t *testing.T, want, got *Problem) {
 }
 
 func TestWriteCSVRejectsPlansItCannotWrite(t *testing.T) {
-	p := &Problem{Pools: []Pool{{Name: "sram"}, {Name: "dram"}}, Buffers: []Buffer{buf("a", 0, 2, 4)}}
+	p := &model.Problem{Pools: []model.Pool{{Name: "sram"}, {Name: "dram"}}, Buffers: []model.Buffer{buf("a", 0, 2, 4)}}
 	var out bytes.Buffer
-	assert.EqualError(t, WriteCSV(&out, p, &Plan{Placements: []Placement{{Pool: 2, Size: 4}}}), `buffer "a": pool #2 does not exist`)
-	assert.EqualError(t, WriteCSV(&out, p, &Plan{}), "the plan has 0 placements for 1 buffers")
+	assert.EqualError(t, Write(&out, p, &model.Plan{Placements: []model.Placement{{Pool: 2, Size: 4}}}), `buffer "a": pool #2 does not exist`)
+	assert.EqualError(t, Write(&out, p, &model.Plan{}), "the plan has 0 placements for 1 buffers")
 }

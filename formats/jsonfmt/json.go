@@ -1,4 +1,4 @@
-package model
+package jsonfmt
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/optalloc/optalloc/model"
 )
 
 // JSONPool is a pool in the JSON problem format.
@@ -43,7 +45,7 @@ type JSONBuffer struct {
 	Offset          *int64     `json:"offset,omitempty"`
 	Hint            *int64     `json:"hint,omitempty"`
 	Pools           []string   `json:"pools,omitempty"`
-	Kind            Kind       `json:"kind,omitempty"`
+	Kind            model.Kind `json:"kind,omitempty"`
 	MaxSize         int64      `json:"max_size,omitempty"`
 	Alias           *JSONAlias `json:"alias,omitempty"`
 	Gaps            []JSONGap  `json:"gaps,omitempty"`
@@ -51,33 +53,33 @@ type JSONBuffer struct {
 	LatencyCritical bool       `json:"latency_critical,omitempty"`
 }
 
-// ReadJSON reads a problem in the JSON format:
+// Read reads a problem in the JSON format:
 //
 //	{"pools": [{"name": "sram", "capacity": 65536, "align": 64, "rank": 0}, ...],
 //	 "buffers": [{"id": "a", "start": 0, "end": 3, "size": 4, ...}, ...]}
 //
 // Unknown fields are an error (they are usually typos). Errors carry the
 // line of the offending buffer. The problem is validated.
-func ReadJSON(r io.Reader, name string) (*Problem, error) {
+func Read(r io.Reader, name string) (*model.Problem, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
-		return nil, &InputError{File: name, Msg: err.Error()}
+		return nil, &model.InputError{File: name, Msg: err.Error()}
 	}
 	data = bytes.TrimPrefix(data, utf8BOM)
 	lines := &lineCounter{data: data, line: 1}
 	fail := func(off int64, format string, args ...any) error {
-		return &InputError{File: name, Line: lineAt(data, off), Msg: fmt.Sprintf(format, args...)}
+		return &model.InputError{File: name, Line: lineAt(data, off), Msg: fmt.Sprintf(format, args...)}
 	}
 	if k, off, dup := duplicateKey(data); dup {
 		// encoding/json would keep the last value silently.
-		return nil, fail(int64(off), "duplicate key %s (each key once per object)", Quote(k))
+		return nil, fail(int64(off), "duplicate key %s (each key once per object)", model.Quote(k))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, fail(dec.InputOffset(), "expected a JSON object with \"buffers\" (and optionally \"pools\")")
 	}
-	p := &Problem{Name: name}
+	p := &model.Problem{Name: name}
 	seen := false
 	for dec.More() {
 		t, err := dec.Token()
@@ -140,7 +142,7 @@ func ReadJSON(r io.Reader, name string) (*Problem, error) {
 		return nil, fail(0, "%v", jsonMsg(err))
 	}
 	for _, q := range whole.Pools {
-		p.Pools = append(p.Pools, Pool(q))
+		p.Pools = append(p.Pools, model.Pool(q))
 	}
 	if !seen || len(p.Buffers) == 0 {
 		return nil, fail(0, "no buffers: expected a non-empty \"buffers\" array")
@@ -151,23 +153,23 @@ func ReadJSON(r io.Reader, name string) (*Problem, error) {
 	return p, nil
 }
 
-func (jb *JSONBuffer) toBuffer() Buffer {
-	b := Buffer{ID: jb.ID, Start: jb.Start, End: jb.End, Size: jb.Size, Pin: jb.Offset, Hint: jb.Hint,
+func (jb *JSONBuffer) toBuffer() model.Buffer {
+	b := model.Buffer{ID: jb.ID, Start: jb.Start, End: jb.End, Size: jb.Size, Pin: jb.Offset, Hint: jb.Hint,
 		Pools: jb.Pools, Kind: jb.Kind, MaxSize: jb.MaxSize, Weight: jb.Weight, LatencyCritical: jb.LatencyCritical}
 	if jb.Align != nil {
 		b.Align = *jb.Align
 	}
 	if jb.Alias != nil {
-		b.Alias = &Alias{Parent: jb.Alias.Parent, Delta: jb.Alias.Delta}
+		b.Alias = &model.Alias{Parent: jb.Alias.Parent, Delta: jb.Alias.Delta}
 	}
 	for _, g := range jb.Gaps {
-		b.Gaps = append(b.Gaps, Gap(g))
+		b.Gaps = append(b.Gaps, model.Gap(g))
 	}
 	return b
 }
 
 // ToJSON converts a buffer to its JSON form.
-func (b *Buffer) ToJSON() JSONBuffer {
+func ToJSON(b *model.Buffer) JSONBuffer {
 	jb := JSONBuffer{ID: b.ID, Start: b.Start, End: b.End, Size: b.Size, Offset: b.Pin, Hint: b.Hint,
 		Pools: b.Pools, Kind: b.Kind, MaxSize: b.MaxSize, Weight: b.Weight, LatencyCritical: b.LatencyCritical}
 	if b.Align > 1 {
@@ -183,8 +185,8 @@ func (b *Buffer) ToJSON() JSONBuffer {
 	return jb
 }
 
-// WriteJSON writes the problem in the JSON format read by ReadJSON.
-func WriteJSON(w io.Writer, p *Problem) error {
+// Write writes the problem in the JSON format read by Read.
+func Write(w io.Writer, p *model.Problem) error {
 	out := struct {
 		Pools   []JSONPool   `json:"pools,omitempty"`
 		Buffers []JSONBuffer `json:"buffers"`
@@ -194,7 +196,7 @@ func WriteJSON(w io.Writer, p *Problem) error {
 	}
 	out.Buffers = make([]JSONBuffer, len(p.Buffers))
 	for i := range p.Buffers {
-		out.Buffers[i] = p.Buffers[i].ToJSON()
+		out.Buffers[i] = ToJSON(&p.Buffers[i])
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
@@ -244,14 +246,14 @@ func requiredFields(raw []byte, jb *JSONBuffer, k int) string {
 			switch under {
 			case "alias":
 				if inner&fParent == 0 {
-					msg = fmt.Sprintf("buffer %s: alias: missing field %q", Quote(jb.ID), "parent")
+					msg = fmt.Sprintf("buffer %s: alias: missing field %q", model.Quote(jb.ID), "parent")
 				}
 			case "gaps":
 				gap++
 				if inner&fStart == 0 {
-					msg = fmt.Sprintf("buffer %s: gap %d: missing field %q", Quote(jb.ID), gap, "start")
+					msg = fmt.Sprintf("buffer %s: gap %d: missing field %q", model.Quote(jb.ID), gap, "start")
 				} else if inner&fEnd == 0 {
-					msg = fmt.Sprintf("buffer %s: gap %d: missing field %q", Quote(jb.ID), gap, "end")
+					msg = fmt.Sprintf("buffer %s: gap %d: missing field %q", model.Quote(jb.ID), gap, "end")
 				}
 			}
 		}
@@ -280,7 +282,7 @@ func requiredFields(raw []byte, jb *JSONBuffer, k int) string {
 		name string
 	}{{fStart, "start"}, {fEnd, "end"}, {fSize, "size"}} {
 		if top&f.bit == 0 {
-			return fmt.Sprintf("buffer %s: missing field %q (id, start, end and size are required)", Quote(jb.ID), f.name)
+			return fmt.Sprintf("buffer %s: missing field %q (id, start, end and size are required)", model.Quote(jb.ID), f.name)
 		}
 	}
 	return msg
@@ -340,3 +342,6 @@ func skipSpace(data []byte, off int64) int64 {
 	}
 	return off
 }
+
+// utf8BOM is the byte order mark some editors put at the start of a file.
+var utf8BOM = []byte("\ufeff")
