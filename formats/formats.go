@@ -33,10 +33,26 @@ func Register(suffix string, read Reader) {
 	}{suffix, read})
 }
 
+// sniffers are tried in order by LoadBytes before the built-in sniffing.
+var sniffers []struct {
+	sniff func(head []byte) bool
+	read  Reader
+}
+
+// RegisterSniffer makes LoadBytes (standard input) use read for data that
+// sniff recognises. Sniffers run in registration order, before the JSON,
+// graph and CSV sniffing of LoadBytes; a format without a magic number
+// (ONNX) registers none and is chosen by suffix only.
+func RegisterSniffer(sniff func(head []byte) bool, read Reader) {
+	sniffers = append(sniffers, struct {
+		sniff func(head []byte) bool
+		read  Reader
+	}{sniff, read})
+}
+
 // Load reads a problem from a file chosen by its name: registered formats
 // first (longest suffix), then ".json" (JSON problem), and CSV otherwise.
-// The name "-" reads standard input and sniffs the format: a leading '{' is
-// JSON, anything else CSV.
+// The name "-" reads standard input and sniffs the format (see LoadBytes).
 func Load(path string) (*model.Problem, error) {
 	var r io.Reader
 	name := path
@@ -70,10 +86,16 @@ func Load(path string) (*model.Problem, error) {
 	}
 }
 
-// LoadBytes reads a problem held in memory, sniffing the format: a leading
+// LoadBytes reads a problem held in memory, sniffing the format: a
+// registered sniffer first (TFLite, allocation traces), then a leading
 // '{' is JSON (a model graph when it has "ops" or "models" and a graph
 // format is registered), anything else CSV.
 func LoadBytes(data []byte, name string) (*model.Problem, error) {
+	for _, s := range sniffers {
+		if s.sniff(data) {
+			return s.read(bytes.NewReader(data), name)
+		}
+	}
 	t := bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM))
 	if len(t) == 0 || t[0] != '{' {
 		return csv.Read(bytes.NewReader(data), name)

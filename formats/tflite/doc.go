@@ -21,5 +21,6 @@
 //
 // Importing the package registers the ".tflite" suffix with
 // formats.Register, so formats.Load("net.tflite") returns the arena
-// problem.
+// problem, and Sniff with formats.RegisterSniffer, so that a model on
+// standard input is recognised.
 package tflite
