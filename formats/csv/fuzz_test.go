@@ -37,7 +37,7 @@ func FuzzReadCSV(f *testing.F) {
 		}
 		q, err := Read(&out, "rt.csv")
 		if err != nil {
-			t.Fatalf("WriteCSV output does not read back: %v\n%s", err, out.String())
+			t.Fatalf("Write output does not read back: %v\n%s", err, out.String())
 		}
 		sameCore(t, p, q)
 	})

@@ -40,7 +40,7 @@ func FuzzReadJSON(f *testing.F) {
 		}
 		q, err := Read(&out, "rt.json")
 		if err != nil {
-			t.Fatalf("WriteJSON output does not read back: %v\n%s", err, out.String())
+			t.Fatalf("Write output does not read back: %v\n%s", err, out.String())
 		}
 		sameCore(t, p, q)
 	})

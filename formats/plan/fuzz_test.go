@@ -59,7 +59,7 @@ func FuzzReadPlan(f *testing.F) {
 		}
 		back, err := Read(&out, "rt.csv", p)
 		if err != nil {
-			t.Fatalf("WriteCSV plan does not read back: %v\n%s", err, out.String())
+			t.Fatalf("csv.Write plan does not read back: %v\n%s", err, out.String())
 		}
 		for i := range pl.Placements {
 			if pl.Placements[i] != back.Placements[i] {

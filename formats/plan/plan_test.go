@@ -47,8 +47,8 @@ func TestPlanRoundTrips(t *testing.T) {
 	}
 }
 
-// TestPlanCSVRoundTripsQuotedIDs: WriteCSV quotes ids with commas and quotes;
-// ReadPlan must read them back.
+// TestPlanCSVRoundTripsQuotedIDs: csv.Write quotes ids with commas and quotes;
+// Read must read them back.
 func TestPlanCSVRoundTripsQuotedIDs(t *testing.T) {
 	p := &model.Problem{Buffers: []model.Buffer{buf("a,b", 0, 2, 4), buf(`q"x`, 1, 3, 4), buf("plain", 0, 3, 2)}}
 	pl := &model.Plan{Placements: []model.Placement{{Offset: 0, Size: 4}, {Offset: 4, Size: 4}, {Offset: 8, Size: 2}}}
