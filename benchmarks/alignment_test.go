@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
 )
@@ -47,7 +48,7 @@ func TestPoolAlignment(t *testing.T) {
 	}
 	for _, f := range files {
 		for _, off := range []bool{false, true} {
-			p, err := model.Load(f)
+			p, err := formats.Load(f)
 			require.NoError(t, err)
 			p.Pools = []model.Pool{{Name: model.DefaultPool, Align: align}}
 			opt := solve.Options{Method: "auto", TimeLimit: 10 * time.Second, Seed: 1}

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/optalloc/optalloc/formats/graph"
 	"github.com/optalloc/optalloc/internal/brute"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/model/graph"
 )
 
 // Chain returns the liveness of a chain of n ops with skip connections and

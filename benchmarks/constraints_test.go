@@ -12,9 +12,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/formats"
+	_ "github.com/optalloc/optalloc/formats/graph" // .graph.json inputs
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
-	_ "github.com/optalloc/optalloc/model/graph" // .graph.json inputs
 	"github.com/optalloc/optalloc/solve"
 	"github.com/optalloc/optalloc/verify"
 )
@@ -65,7 +66,7 @@ func solveCtx(t *testing.T, ctx context.Context, p *model.Problem, opt solve.Opt
 func TestIssue6Alignment(t *testing.T) {
 	issue6(t)
 	for _, name := range []string{"C", "G", "K"} {
-		p, err := model.Load(mmFile(t, name))
+		p, err := formats.Load(mmFile(t, name))
 		require.NoError(t, err)
 		n := 0
 		for i := range p.Buffers {
@@ -93,7 +94,7 @@ func TestIssue6Pins(t *testing.T) {
 	}
 	for _, name := range names {
 		f := mmFile(t, name)
-		p, err := model.Load(f)
+		p, err := formats.Load(f)
 		require.NoError(t, err)
 		r, _ := solveChecked(t, p, solve.Options{Method: "auto", TimeLimit: 30 * time.Second, Seed: 1})
 		require.NotNil(t, r.Plan)
@@ -102,7 +103,7 @@ func TestIssue6Pins(t *testing.T) {
 			caps = append(caps, 1048576)
 		}
 		for _, c := range caps {
-			q, err := model.Load(f)
+			q, err := formats.Load(f)
 			require.NoError(t, err)
 			pins := 0
 			for i := range q.Buffers {
@@ -133,11 +134,11 @@ func TestIssue6Pins(t *testing.T) {
 // each pool.
 func TestIssue6TwoPools(t *testing.T) {
 	issue6(t)
-	p, err := model.Load("../examples/tiny-cnn.csv")
+	p, err := formats.Load("../examples/tiny-cnn.csv")
 	require.NoError(t, err)
 	one, _ := solveChecked(t, p, solve.Options{Method: "auto", TimeLimit: 10 * time.Second, Seed: 1})
 	for _, frac := range []int64{4, 2} {
-		q, err := model.Load("../examples/tiny-cnn.csv")
+		q, err := formats.Load("../examples/tiny-cnn.csv")
 		require.NoError(t, err)
 		fast := one.Peak / frac
 		q.Pools = []model.Pool{{Name: "sram", Capacity: fast, Rank: 0}, {Name: "dram", Rank: 1}}
@@ -178,7 +179,7 @@ func TestIssue6Occupancy(t *testing.T) {
 			limit  time.Duration
 		}{{"greedy-size", 0}, {"heuristic", 60 * time.Second}, {"auto", 30 * time.Second}} {
 			for _, mode := range []string{"bounding", "exact"} {
-				p, err := model.LoadBytes(c.data, c.name+".graph.json")
+				p, err := formats.LoadBytes(c.data, c.name+".graph.json")
 				require.NoError(t, err)
 				ctx := context.Background()
 				if mode == "bounding" {

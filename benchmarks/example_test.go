@@ -1,7 +1,6 @@
 package benchmarks_test
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/optalloc/optalloc/benchmarks"
@@ -12,16 +11,6 @@ func ExamplePerfectPacking() {
 	p, optimum, _ := benchmarks.PerfectPacking(1, 100, 4096, 30)
 	fmt.Println(len(p.Buffers), optimum, p.ComputeSweep().MaxLive)
 	// Output: 30 4096 4096
-}
-
-// Run solves every instance with every method; every plan is re-verified.
-func ExampleRun() {
-	p, optimum, _ := benchmarks.PerfectPacking(2, 20, 64, 8)
-	res := benchmarks.Run(context.Background(), []benchmarks.Instance{{Name: "perfect", Problem: p}},
-		benchmarks.Config{Methods: []string{"heuristic"}, Workers: 1})
-	r := res[0]
-	fmt.Println(r.Name, r.Buffers, r.MaxLive == optimum, r.Runs[0].Valid, r.BestPeak >= optimum)
-	// Output: perfect 8 true true true
 }
 
 // A trace of transformer blocks, cut at exactly the number of buffers asked.

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optalloc/optalloc/blocks"
+	"github.com/optalloc/optalloc/formats/csv"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
 )
@@ -25,7 +26,7 @@ func loadCSV(t testing.TB, path string) *model.Problem {
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	p, err := model.ReadCSV(f, filepath.Base(path))
+	p, err := csv.Read(f, filepath.Base(path))
 	require.NoError(t, err)
 	return p
 }

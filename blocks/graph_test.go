@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optalloc/optalloc/blocks"
-	"github.com/optalloc/optalloc/model/graph"
+	"github.com/optalloc/optalloc/formats/graph"
 )
 
 // Two serial models from a .graph.json, sharing one weight (same hash):

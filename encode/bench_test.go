@@ -12,6 +12,7 @@ import (
 	"github.com/optalloc/optalloc/internal/measure"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/internal/brute"
 	"github.com/optalloc/optalloc/model"
@@ -100,7 +101,7 @@ func TestLongMiniMalloc(t *testing.T) {
 		if _, err := os.Stat(path); err != nil {
 			t.Skipf("benchmark data not found at %s", path)
 		}
-		p, err := model.Load(path)
+		p, err := formats.Load(path)
 		require.NoError(t, err)
 		ml := p.ComputeSweep().MaxLive
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -144,7 +145,7 @@ func TestLongWindowScan(t *testing.T) {
 		if _, err := os.Stat(path); err != nil {
 			t.Skipf("benchmark data not found at %s", path)
 		}
-		p, err := model.Load(path)
+		p, err := formats.Load(path)
 		require.NoError(t, err)
 		in, err := newInstance(p, 0)
 		require.NoError(t, err)
@@ -200,7 +201,7 @@ func TestLongImprove(t *testing.T) {
 		if _, err := os.Stat(path); err != nil {
 			t.Skipf("benchmark data not found at %s", path)
 		}
-		p, err := model.Load(path)
+		p, err := formats.Load(path)
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		inc, by, err := heuristics.Portfolio(ctx, p, heuristics.PortfolioOptions{})
@@ -231,7 +232,7 @@ func TestLongAblation(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("benchmark data not found at %s", path)
 	}
-	p, err := model.Load(path)
+	p, err := formats.Load(path)
 	require.NoError(t, err)
 	in, err := newInstance(p, 0)
 	require.NoError(t, err)

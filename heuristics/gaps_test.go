@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/internal/measure"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/verify"
@@ -39,7 +40,7 @@ func benchFiles(tb testing.TB) []string {
 }
 
 func loadBench(tb testing.TB, f string) *model.Problem {
-	p, err := model.Load(f)
+	p, err := formats.Load(f)
 	require.NoError(tb, err)
 	return p
 }

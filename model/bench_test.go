@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 )
@@ -29,44 +28,6 @@ func transformerProblem(n int) *Problem {
 	}
 	return p
 }
-
-func benchRead(b *testing.B, n int, write func(*bytes.Buffer, *Problem) error, read func(*bytes.Reader) (*Problem, error)) {
-	var data bytes.Buffer
-	if err := write(&data, transformerProblem(n)); err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(data.Len()))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		p, err := read(bytes.NewReader(data.Bytes()))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(p.Buffers) != n {
-			b.Fatalf("read %d buffers, want %d", len(p.Buffers), n)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/row")
-}
-
-func writeCSVBench(w *bytes.Buffer, p *Problem) error  { return WriteCSV(w, p, nil) }
-func readCSVBench(r *bytes.Reader) (*Problem, error)   { return ReadCSV(r, "bench.csv") }
-func writeJSONBench(w *bytes.Buffer, p *Problem) error { return WriteJSON(w, p) }
-func readJSONBench(r *bytes.Reader) (*Problem, error)  { return ReadJSON(r, "bench.json") }
-
-// BenchmarkReadCSV1M reads (and validates) a 1M-row MiniMalloc CSV. Compare
-// its ns/row with BenchmarkReadCSV250k: equal figures mean linear work.
-func BenchmarkReadCSV1M(b *testing.B) { benchRead(b, 1_000_000, writeCSVBench, readCSVBench) }
-
-// BenchmarkReadCSV250k is the 250k-row reference for BenchmarkReadCSV1M.
-func BenchmarkReadCSV250k(b *testing.B) { benchRead(b, 250_000, writeCSVBench, readCSVBench) }
-
-// BenchmarkReadJSON1M reads (and validates) a 1M-buffer JSON problem.
-func BenchmarkReadJSON1M(b *testing.B) { benchRead(b, 1_000_000, writeJSONBench, readJSONBench) }
-
-// BenchmarkReadJSON250k is the 250k-buffer reference for BenchmarkReadJSON1M.
-func BenchmarkReadJSON250k(b *testing.B) { benchRead(b, 250_000, writeJSONBench, readJSONBench) }
 
 // BenchmarkComputeSweep1M sweeps 1M transformer-like buffers.
 func BenchmarkComputeSweep1M(b *testing.B) {

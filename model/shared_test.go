@@ -1,10 +1,12 @@
-package model
+package model_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/optalloc/optalloc/formats"
+	"github.com/optalloc/optalloc/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -13,19 +15,19 @@ import (
 // repository root); tests that need it skip when it is absent.
 const sharedBenchmarks = "../../shared/benchmarks"
 
-func loadShared(t *testing.T, rel string) *Problem {
+func loadShared(t *testing.T, rel string) *model.Problem {
 	t.Helper()
 	path := filepath.Join(sharedBenchmarks, rel)
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("shared benchmark data absent (%s): %v", path, err)
 	}
-	p, err := Load(path)
+	p, err := formats.Load(path)
 	require.NoError(t, err)
 	return p
 }
 
 // bruteMaxLive is the largest sum of sizes live at one start time, O(n²).
-func bruteMaxLive(p *Problem) int64 {
+func bruteMaxLive(p *model.Problem) int64 {
 	var best int64
 	for i := range p.Buffers {
 		t := p.Buffers[i].Start

@@ -1,11 +1,11 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -252,10 +252,10 @@ func TestComponentsMatchBruteForce(t *testing.T) {
 	}
 }
 
+// dump shows p's buffers in a failure message.
 func dump(p *Problem) string {
-	var sb strings.Builder
-	_ = WriteJSON(&sb, p)
-	return sb.String()
+	out, _ := json.MarshalIndent(p.Buffers, "", " ")
+	return string(out)
 }
 
 func TestUnionRects(t *testing.T) {

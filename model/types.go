@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Kind says what a buffer holds. Tiered planning and pictures use it; the
 // planners otherwise treat every kind alike.
@@ -244,3 +247,6 @@ func GCD(a, b int64) int64 {
 // LCM is the least common multiple of two positive numbers (the caller
 // keeps it within int64: Validate bounds alignments by MaxAlign).
 func LCM(a, b int64) int64 { return a / GCD(a, b) * b }
+
+// MissingOffset marks a placement that a plan file did not give.
+const MissingOffset = math.MinInt64

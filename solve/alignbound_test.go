@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optalloc/optalloc/encode"
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/internal/brute"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/verify"
@@ -182,7 +183,7 @@ func TestAlignBoundMiniMalloc(t *testing.T) {
 		if _, err := os.Stat(f); err != nil {
 			t.Skipf("benchmark data not found at %s", f)
 		}
-		p, err := model.Load(f)
+		p, err := formats.Load(f)
 		require.NoError(t, err)
 		for i := range p.Buffers {
 			if p.Buffers[i].Size >= 65536 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	csvfmt "github.com/optalloc/optalloc/formats/csv"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
 )
@@ -13,7 +14,7 @@ import (
 // optimal because the plan's peak equals max-live.
 func ExampleSolve() {
 	csv := "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n"
-	p, err := model.ReadCSV(strings.NewReader(csv), "input.12.csv")
+	p, err := csvfmt.Read(strings.NewReader(csv), "input.12.csv")
 	if err != nil {
 		panic(err)
 	}

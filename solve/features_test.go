@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/formats/jsonfmt"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/internal/brute"
 	"github.com/optalloc/optalloc/model"
@@ -110,7 +111,7 @@ func TestEveryFeatureEveryMethod(t *testing.T) {
 // bounded fast pool (capacity 14, top 15), and Solve failed with an
 // internal error. The pool now keeps its input placements.
 func TestScratchPassKeepsTheCapacity(t *testing.T) {
-	p, err := model.ReadJSON(strings.NewReader(`{"pools": [{"name": "default", "capacity": 14}, {"name": "slow", "rank": 1}],
+	p, err := jsonfmt.Read(strings.NewReader(`{"pools": [{"name": "default", "capacity": 14}, {"name": "slow", "rank": 1}],
  "buffers": [
   {"id": "0", "start": 5, "end": 10, "size": 7},
   {"id": "1", "start": 10, "end": 15, "size": 4, "kind": "scratch", "max_size": 5},

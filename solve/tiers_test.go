@@ -8,8 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/formats"
+	_ "github.com/optalloc/optalloc/formats/graph" // .graph.json inputs
 	"github.com/optalloc/optalloc/model"
-	_ "github.com/optalloc/optalloc/model/graph" // .graph.json inputs
 	"github.com/optalloc/optalloc/verify"
 )
 
@@ -183,7 +184,7 @@ func TestFillSpillsLess(t *testing.T) {
 // plan) and freelist got a split that only greedy-size could pack.
 func TestTiersFitTestsUseTheMethod(t *testing.T) {
 	for _, m := range []string{"sat", "bnb", "freelist", "greedy-size", "skyline", "heuristic"} {
-		p, err := model.Load("../examples/tiny-cnn.csv")
+		p, err := formats.Load("../examples/tiny-cnn.csv")
 		require.NoError(t, err)
 		p.Pools = twoPools(254720)
 		r, err := Solve(context.Background(), p, Options{Method: m, Threads: 1, TimeLimit: 5 * time.Second})
@@ -194,7 +195,7 @@ func TestTiersFitTestsUseTheMethod(t *testing.T) {
 	}
 	// freelist packs less tightly than greedy-size: a split by greedy-size
 	// fit tests left it above the fast pool's capacity (status unknown).
-	p, err := model.Load("../examples/mobilenetv2.graph.json")
+	p, err := formats.Load("../examples/mobilenetv2.graph.json")
 	require.NoError(t, err)
 	p.Pools = twoPools(4993120)
 	r, err := Solve(context.Background(), p, Options{Method: "freelist", Threads: 1})

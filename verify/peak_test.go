@@ -8,7 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/formats/jsonfmt"
+	"github.com/optalloc/optalloc/formats/plan"
 	"github.com/optalloc/optalloc/verify"
 )
 
@@ -17,9 +18,9 @@ func TestCheckStatedPeak(t *testing.T) {
 	p := kindProblem()
 	require.NoError(t, p.Validate())
 	var buf bytes.Buffer
-	require.NoError(t, model.WritePlanJSON(&buf, p, kindPlan()))
+	require.NoError(t, jsonfmt.WritePlan(&buf, p, kindPlan()))
 	good := buf.String()
-	pl, err := model.ReadPlan(strings.NewReader(good), "plan.json", p)
+	pl, err := plan.Read(strings.NewReader(good), "plan.json", p)
 	require.NoError(t, err)
 	assert.Empty(t, verify.Check(p, pl), "the plan as written verifies")
 
@@ -32,7 +33,7 @@ func TestCheckStatedPeak(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Contains(t, good, tc.from)
 			bad := strings.Replace(good, tc.from, tc.to, 1)
-			pl, err := model.ReadPlan(strings.NewReader(bad), "plan.json", p)
+			pl, err := plan.Read(strings.NewReader(bad), "plan.json", p)
 			require.NoError(t, err)
 			vs := verify.Check(p, pl)
 			require.Len(t, vs, 1, vs)
@@ -42,7 +43,7 @@ func TestCheckStatedPeak(t *testing.T) {
 	}
 
 	// A plan without a stated peak (a CSV) is not affected.
-	pl, err = model.ReadPlan(strings.NewReader("id,offset\na,0\nb,8\np,32\nc,40\ne,0\ng,16\n"), "plan.csv", p)
+	pl, err = plan.Read(strings.NewReader("id,offset\na,0\nb,8\np,32\nc,40\ne,0\ng,16\n"), "plan.csv", p)
 	require.NoError(t, err)
 	vs := verify.Check(p, pl)
 	for _, v := range vs {

@@ -9,15 +9,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/formats/csv"
+	"github.com/optalloc/optalloc/formats/jsonfmt"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/verify"
 )
 
 func dump(p *model.Problem, pl *model.Plan) string {
 	var sb strings.Builder
-	_ = model.WriteJSON(&sb, p)
+	_ = jsonfmt.Write(&sb, p)
 	if pl != nil && len(pl.Placements) == len(p.Buffers) {
-		_ = model.WriteCSV(&sb, p, pl)
+		_ = csv.Write(&sb, p, pl)
 	}
 	return sb.String()
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/corpus"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
@@ -282,7 +282,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		if _, err := blockMethods([]string{method}); err != nil {
 			return usageErr("--method: %v", err)
 		}
-	} else if err := benchmarks.CheckMethods([]string{method}); err != nil {
+	} else if err := corpus.CheckMethods([]string{method}); err != nil {
 		return usageErr("--method: %v", err)
 	}
 	if base != nil && base.Method != "" && base.Method != method && !quiet {
@@ -292,7 +292,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := benchmarks.Config{Methods: []string{method}, TimeLimit: limit, Workers: threads, Seed: seed, Layout: layout}
+	cfg := corpus.Config{Methods: []string{method}, TimeLimit: limit, Workers: threads, Seed: seed, Layout: layout}
 	results := runWithBar(ctx, e, insts, cfg, quiet)
 	if err := ctx.Err(); err != nil {
 		return failure("interrupted: %v", err)
@@ -357,7 +357,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 }
 
 // judge compares one instance's run with its baseline entry.
-func judge(r *benchmarks.Result, base *baselineFile, tol float64) checkInstanceJSON {
+func judge(r *corpus.Result, base *baselineFile, tol float64) checkInstanceJSON {
 	run := &r.Runs[0]
 	ci := checkInstanceJSON{Input: r.Name, Peak: run.Peak, Status: string(run.Status)}
 	var entry *baselineEntry
@@ -425,7 +425,7 @@ func judge(r *benchmarks.Result, base *baselineFile, tol float64) checkInstanceJ
 	return ci
 }
 
-func newBaseline(results []benchmarks.Result, method string, limit time.Duration, path string) *baselineFile {
+func newBaseline(results []corpus.Result, method string, limit time.Duration, path string) *baselineFile {
 	b := &baselineFile{Version: Version, Method: method, TimeLimit: limit.Seconds(), Paths: pathsRelative,
 		Instances: map[string]baselineEntry{}}
 	for i := range results {

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/corpus"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
 )
@@ -134,15 +134,15 @@ func TestJudge(t *testing.T) {
 		"x.csv":    {Peak: 100, Status: solve.Feasible},
 		"none.csv": {Peak: 0, Status: solve.Unknown},
 	}}
-	mk := func(name string, run benchmarks.MethodRun) *benchmarks.Result {
-		return &benchmarks.Result{Name: name, Runs: []benchmarks.MethodRun{run}}
+	mk := func(name string, run corpus.MethodRun) *corpus.Result {
+		return &corpus.Result{Name: name, Runs: []corpus.MethodRun{run}}
 	}
-	ok := func(peak int64) benchmarks.MethodRun {
-		return benchmarks.MethodRun{Peak: peak, Status: solve.Feasible, Plan: plan, Valid: true}
+	ok := func(peak int64) corpus.MethodRun {
+		return corpus.MethodRun{Peak: peak, Status: solve.Feasible, Plan: plan, Valid: true}
 	}
 	for _, tc := range []struct {
 		name    string
-		r       *benchmarks.Result
+		r       *corpus.Result
 		tol     float64
 		verdict string
 	}{
@@ -153,10 +153,10 @@ func TestJudge(t *testing.T) {
 		{"just beyond tolerance", mk("x.csv", ok(102)), 1.5, verdictWorse},
 		{"new", mk("y.csv", ok(5)), 0, verdictNew},
 		{"cleaned path", mk("./x.csv", ok(100)), 0, verdictOK},
-		{"invalid", mk("x.csv", benchmarks.MethodRun{Peak: 50, Plan: plan, Violation: "overlap"}), 0, verdictInvalid},
-		{"error", mk("x.csv", benchmarks.MethodRun{Err: errors.New("boom")}), 0, verdictError},
-		{"plan lost", mk("x.csv", benchmarks.MethodRun{Status: solve.Unknown}), 0, verdictWorse},
-		{"still no plan", mk("none.csv", benchmarks.MethodRun{Status: solve.Unknown}), 0, verdictOK},
+		{"invalid", mk("x.csv", corpus.MethodRun{Peak: 50, Plan: plan, Violation: "overlap"}), 0, verdictInvalid},
+		{"error", mk("x.csv", corpus.MethodRun{Err: errors.New("boom")}), 0, verdictError},
+		{"plan lost", mk("x.csv", corpus.MethodRun{Status: solve.Unknown}), 0, verdictWorse},
+		{"still no plan", mk("none.csv", corpus.MethodRun{Status: solve.Unknown}), 0, verdictOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ci := judge(tc.r, base, tc.tol)

@@ -14,7 +14,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/pflag"
 
-	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/corpus"
 )
 
 func init() {
@@ -90,7 +90,7 @@ type compareRunJSON struct {
 
 // blockMethods checks --methods for --layout blocks (default: all of them).
 func blockMethods(ms []string) ([]string, error) {
-	known := benchmarks.BlockMethods()
+	known := corpus.BlockMethods()
 	if len(ms) == 0 || len(ms) == 1 && ms[0] == "all" {
 		return known, nil
 	}
@@ -110,13 +110,13 @@ func parseMethods(ms []string) ([]string, error) {
 		switch m {
 		case "":
 		case "all":
-			out = append(out, benchmarks.AllMethods()...)
+			out = append(out, corpus.AllMethods()...)
 		default:
 			out = append(out, m)
 		}
 	}
 	if len(out) == 0 {
-		out = benchmarks.DefaultMethods()
+		out = corpus.DefaultMethods()
 	}
 	seen := map[string]bool{}
 	uniq := out[:0]
@@ -126,13 +126,13 @@ func parseMethods(ms []string) ([]string, error) {
 			uniq = append(uniq, m)
 		}
 	}
-	return uniq, benchmarks.CheckMethods(uniq)
+	return uniq, corpus.CheckMethods(uniq)
 }
 
 // loadInstances reads every input before anything runs, so that a bad input
 // stops the command (exit 2) without wasting solves.
-func loadInstances(e *env, args []string) ([]benchmarks.Instance, error) {
-	insts := make([]benchmarks.Instance, 0, len(args))
+func loadInstances(e *env, args []string) ([]corpus.Instance, error) {
+	insts := make([]corpus.Instance, 0, len(args))
 	stdin := false
 	for _, a := range args {
 		if a == "-" {
@@ -148,14 +148,14 @@ func loadInstances(e *env, args []string) ([]benchmarks.Instance, error) {
 		if err := applyPools(e, p, a); err != nil {
 			return nil, err
 		}
-		insts = append(insts, benchmarks.Instance{Name: a, Problem: p})
+		insts = append(insts, corpus.Instance{Name: a, Problem: p})
 	}
 	return insts, nil
 }
 
 // runWithBar runs the corpus, showing a progress bar on stderr when it is a
 // terminal and quiet is false.
-func runWithBar(ctx context.Context, e *env, insts []benchmarks.Instance, cfg benchmarks.Config, quiet bool) []benchmarks.Result {
+func runWithBar(ctx context.Context, e *env, insts []corpus.Instance, cfg corpus.Config, quiet bool) []corpus.Result {
 	if !quiet && isTerminal(e.stderr) {
 		bar := progressbar.NewOptions(len(insts)*len(cfg.Methods),
 			progressbar.OptionSetWriter(e.stderr),
@@ -166,7 +166,7 @@ func runWithBar(ctx context.Context, e *env, insts []benchmarks.Instance, cfg be
 			progressbar.OptionClearOnFinish(),
 			progressbar.OptionSetRenderBlankState(true),
 		)
-		cfg.OnRun = func(inst string, r benchmarks.MethodRun) {
+		cfg.OnRun = func(inst string, r corpus.MethodRun) {
 			bar.Describe(shortName(inst) + " " + r.Method)
 			bar.Add(1)
 		}
@@ -193,7 +193,7 @@ func runWithBar(ctx context.Context, e *env, insts []benchmarks.Instance, cfg be
 			bar.Finish()
 		}()
 	}
-	return benchmarks.Run(ctx, insts, cfg)
+	return corpus.Run(ctx, insts, cfg)
 }
 
 func runCompare(ctx context.Context, e *env, args []string) error {
@@ -231,7 +231,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := benchmarks.Config{Methods: methods, TimeLimit: limit, Workers: threads, Seed: seed, Layout: layout}
+	cfg := corpus.Config{Methods: methods, TimeLimit: limit, Workers: threads, Seed: seed, Layout: layout}
 	results := runWithBar(ctx, e, insts, cfg, quiet)
 	if asJSON {
 		err = writeJSON(e.stdout, compareToJSON(results, methods, limit))
@@ -265,7 +265,7 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func compareToJSON(results []benchmarks.Result, methods []string, limit time.Duration) compareJSON {
+func compareToJSON(results []corpus.Result, methods []string, limit time.Duration) compareJSON {
 	out := compareJSON{Version: Version, Methods: methods, TimeLimit: limit.Seconds(), Instances: []compareInstanceJSON{}}
 	for i := range results {
 		r := &results[i]
@@ -293,9 +293,9 @@ func compareToJSON(results []benchmarks.Result, methods []string, limit time.Dur
 
 // runCell is the markdown cell of one run: peak (bold when best), gap,
 // status and time.
-func runCell(r *benchmarks.Result, run *benchmarks.MethodRun) string {
+func runCell(r *corpus.Result, run *corpus.MethodRun) string {
 	switch {
-	case errors.Is(run.Err, benchmarks.ErrOverrun):
+	case errors.Is(run.Err, corpus.ErrOverrun):
 		return "OVERRAN " + fmtSeconds(run.Elapsed)
 	case run.Err != nil:
 		return "error"
@@ -320,7 +320,7 @@ func fmtGap(g float64) string {
 
 func fmtSeconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) + "s" }
 
-func writeCompareMarkdown(w io.Writer, results []benchmarks.Result, methods []string) error {
+func writeCompareMarkdown(w io.Writer, results []corpus.Result, methods []string) error {
 	var b strings.Builder
 	b.WriteString("| instance | buffers | lower bound |")
 	for _, m := range methods {
@@ -333,7 +333,7 @@ func writeCompareMarkdown(w io.Writer, results []benchmarks.Result, methods []st
 	b.WriteString("---|\n")
 	for i := range results {
 		r := &results[i]
-		fmt.Fprintf(&b, "| %s | %d | %s |", r.Name, r.Buffers, benchmarks.BoundText(r.LowerBound))
+		fmt.Fprintf(&b, "| %s | %d | %s |", r.Name, r.Buffers, corpus.BoundText(r.LowerBound))
 		for k := range r.Runs {
 			b.WriteString(" " + runCell(r, &r.Runs[k]) + " |")
 		}
@@ -344,7 +344,7 @@ func writeCompareMarkdown(w io.Writer, results []benchmarks.Result, methods []st
 	return err
 }
 
-func writeCompareCSV(w io.Writer, results []benchmarks.Result, methods []string) error {
+func writeCompareCSV(w io.Writer, results []corpus.Result, methods []string) error {
 	cw := csv.NewWriter(w)
 	header := []string{"instance", "buffers", "lower_bound"}
 	for _, m := range methods {
@@ -389,7 +389,7 @@ func shortName(path string) string {
 }
 
 // bestList names the methods that reached the best peak, or "all".
-func bestList(r *benchmarks.Result, sep string) string {
+func bestList(r *corpus.Result, sep string) string {
 	if len(r.Best) > 1 && len(r.Best) == len(r.Runs) {
 		return "all"
 	}

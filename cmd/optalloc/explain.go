@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optalloc/optalloc/formats/graph"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/model/graph"
 	"github.com/optalloc/optalloc/solve"
 )
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/model"
 )
 
@@ -20,12 +21,12 @@ func loadProblem(e *env, path string) (*model.Problem, error) {
 			if err != nil {
 				return nil, &model.InputError{File: "<stdin>", Msg: err.Error()}
 			}
-			return model.LoadBytes(data, "<stdin>")
+			return formats.LoadBytes(data, "<stdin>")
 		}
 		if p, ok, err := loadONNX(e, path); ok {
 			return p, err
 		}
-		return model.Load(path)
+		return formats.Load(path)
 	}
 	if e.ctx == nil {
 		return load()

@@ -20,7 +20,7 @@ func dimFlag(c *command, fs *pflag.FlagSet) {
 }
 
 // loadONNX reads a .onnx input with the --dim values; ok is false for
-// other inputs (model.Load reads them).
+// other inputs (formats.Load reads them).
 func loadONNX(e *env, path string) (p *model.Problem, ok bool, err error) {
 	if !strings.HasSuffix(strings.ToLower(path), ".onnx") {
 		return nil, false, nil

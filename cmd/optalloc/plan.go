@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/optalloc/optalloc/formats/csv"
+	"github.com/optalloc/optalloc/formats/jsonfmt"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
@@ -376,9 +378,9 @@ func parsePools(specs []string) ([]model.Pool, error) {
 func writePlan(e *env, path string, p *model.Problem, plan *model.Plan) error {
 	return writeOutput(e, path, func(w io.Writer) error {
 		if isJSONPath(path) {
-			return model.WritePlanJSON(w, p, plan)
+			return jsonfmt.WritePlan(w, p, plan)
 		}
-		return model.WriteCSV(w, p, plan)
+		return csv.Write(w, p, plan)
 	})
 }
 

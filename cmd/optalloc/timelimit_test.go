@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/formats/csv"
+	"github.com/optalloc/optalloc/formats/jsonfmt"
 	"github.com/optalloc/optalloc/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -137,7 +139,7 @@ func TestTimeLimitOnLargeTrace(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "trace.csv")
 	f, err := os.Create(in)
 	require.NoError(t, err)
-	require.NoError(t, model.WriteCSV(f, p, nil))
+	require.NoError(t, csv.Write(f, p, nil))
 	require.NoError(t, f.Close())
 	const limit = time.Second
 	for _, method := range timeLimitMethods {
@@ -205,7 +207,7 @@ func TestTimeLimitOnLargeTrace(t *testing.T) {
 		js := filepath.Join(t.TempDir(), "mixed.json")
 		f, err := os.Create(js)
 		require.NoError(t, err)
-		require.NoError(t, model.WriteJSON(f, &q))
+		require.NoError(t, jsonfmt.Write(f, &q))
 		require.NoError(t, f.Close())
 		code, wall, _, stderr := timedPlan(t, context.Background(), js, "--time-limit", limit.String(), "--quiet")
 		settled := settle(t)
@@ -377,7 +379,7 @@ func TestRefinementOnLongChain(t *testing.T) {
 		in := filepath.Join(t.TempDir(), "chain.csv")
 		f, err := os.Create(in)
 		require.NoError(t, err)
-		require.NoError(t, model.WriteCSV(f, benchmarks.Chain(1, n), nil))
+		require.NoError(t, csv.Write(f, benchmarks.Chain(1, n), nil))
 		require.NoError(t, f.Close())
 		return in
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/model"
 )
 
@@ -55,7 +56,7 @@ func writeRandomCSV(t *testing.T, dir string, seed uint64, n int) string {
 
 func loadCSV(t *testing.T, path string) *model.Problem {
 	t.Helper()
-	p, err := model.Load(path)
+	p, err := formats.Load(path)
 	require.NoError(t, err)
 	return p
 }

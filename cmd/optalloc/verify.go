@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	planio "github.com/optalloc/optalloc/formats/plan"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/verify"
 )
@@ -89,7 +90,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	} else if layout == "blocks" {
 		return verifyBlocks(e, p, planName, f)
 	}
-	plan, err := model.ReadPlan(f, planName, p)
+	plan, err := planio.Read(f, planName, p)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	csvfmt "github.com/optalloc/optalloc/formats/csv"
+	"github.com/optalloc/optalloc/formats/jsonfmt"
+	planio "github.com/optalloc/optalloc/formats/plan"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/verify"
 	"github.com/optalloc/optalloc/viz"
@@ -141,7 +144,7 @@ func loadPlan(e *env, planPath, problemPath string) (*model.Problem, *model.Plan
 			return nil, nil, err
 		}
 	}
-	plan, err := model.ReadPlan(bytes.NewReader(data), planPath, p)
+	plan, err := planio.Read(bytes.NewReader(data), planPath, p)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -180,7 +183,7 @@ func problemFromPlanCSV(data []byte, name string) (*model.Problem, error) {
 	if !hasOffset {
 		return nil, &model.InputError{File: name, Line: 1, Msg: "the plan has no offset column (write it with 'optalloc plan -o PLAN.csv')"}
 	}
-	p, err := model.ReadCSV(bytes.NewReader(data), name)
+	p, err := csvfmt.Read(bytes.NewReader(data), name)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +202,7 @@ func problemFromPlanCSV(data []byte, name string) (*model.Problem, error) {
 // planFromJSON rebuilds problem and plan from a JSON plan, which lists id,
 // offset, size, start, end and (with several pools) pool for every buffer.
 func planFromJSON(data []byte, name string) (*model.Problem, *model.Plan, error) {
-	jp, err := model.DecodeJSONPlan(data, name)
+	jp, err := jsonfmt.DecodePlan(data, name)
 	if err != nil {
 		return nil, nil, err
 	}

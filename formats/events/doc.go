@@ -21,5 +21,6 @@
 // an ID that is still allocated, a bad size or alignment, an unknown event.
 //
 // Importing the package registers the ".events" suffix with
-// model.RegisterFormat.
+// formats.Register, and Sniff with formats.RegisterSniffer so that a trace
+// on standard input is recognised.
 package events

@@ -2,15 +2,45 @@ package events
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/model"
 )
 
-func init() { model.RegisterFormat(".events", Read) }
+func init() {
+	formats.Register(".events", Read)
+	formats.RegisterSniffer(Sniff, Read)
+}
+
+// Sniff reports whether data looks like an allocation trace: its first
+// line that is not blank and not a # comment starts with alloc, malloc or
+// free.
+func Sniff(data []byte) bool {
+	for len(data) > 0 {
+		line := data
+		if k := bytes.IndexByte(data, '\n'); k >= 0 {
+			line, data = data[:k], data[k+1:]
+		} else {
+			data = nil
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		f := bytes.Fields(line)
+		switch strings.ToLower(string(f[0])) {
+		case "alloc", "malloc", "free":
+			return true
+		}
+		return false
+	}
+	return false
+}
 
 // maxLine bounds one line of a trace.
 const maxLine = 1 << 20

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
 	"github.com/optalloc/optalloc/verify"
@@ -73,11 +74,11 @@ func TestReadTraceErrors(t *testing.T) {
 	}
 }
 
-// TestRegistered: model.Load reads a .events file through this package.
+// TestRegistered: formats.Load reads a .events file through this package.
 func TestRegistered(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trace.events")
 	require.NoError(t, os.WriteFile(path, []byte("alloc a 4\nalloc b 4\nfree a\n"), 0o644))
-	p, err := model.Load(path)
+	p, err := formats.Load(path)
 	require.NoError(t, err)
 	require.Len(t, p.Buffers, 2)
 	assert.Equal(t, "b", p.Buffers[1].ID)

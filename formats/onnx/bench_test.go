@@ -13,8 +13,8 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/optalloc/optalloc/formats"
 	pb "github.com/optalloc/optalloc/formats/onnx/internal/onnxpb"
-	"github.com/optalloc/optalloc/model"
 )
 
 // writeBigModel streams a chain of layers MatMul(w_i) -> Relu whose
@@ -89,7 +89,7 @@ func writeBigModel(path string, layers, side int) (int64, error) {
 
 // TestHelperLoadRSS is run by BenchmarkLoad500MB in a fresh process: it
 // loads the model named by $ONNX_RSS_FILE ($ONNX_RSS_MODE "load": through
-// model.Load; "unmarshal": the whole file read and proto.Unmarshal'ed,
+// formats.Load; "unmarshal": the whole file read and proto.Unmarshal'ed,
 // for comparison) and prints the process's peak resident memory.
 func TestHelperLoadRSS(t *testing.T) {
 	path := os.Getenv("ONNX_RSS_FILE")
@@ -108,7 +108,7 @@ func TestHelperLoadRSS(t *testing.T) {
 		}
 		fmt.Printf("nodes=%d\n", len(m.GetGraph().GetNode()))
 	default:
-		p, err := model.Load(path)
+		p, err := formats.Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func status(key string) int64 {
 }
 
 // BenchmarkLoad500MB writes a 500 MB model (95 layers of 1152×1152 float
-// weights) in a temporary folder and loads it through model.Load in a
+// weights) in a temporary folder and loads it through formats.Load in a
 // fresh process, reporting that process's peak resident memory against
 // the file size (rss/file must stay below 1.5), and the same for a plain
 // read + proto.Unmarshal of the whole model.

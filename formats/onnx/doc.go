@@ -24,6 +24,6 @@
 // refused with an error naming the node.
 //
 // Importing the package registers the ".onnx" suffix with
-// model.RegisterFormat, so model.Load("net.onnx") returns the problem of a
+// formats.Register, so formats.Load("net.onnx") returns the problem of a
 // model whose dimensions are all fixed.
 package onnx

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/optalloc/optalloc/formats"
 	pb "github.com/optalloc/optalloc/formats/onnx/internal/onnxpb"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
@@ -208,13 +209,13 @@ func solveAndVerify(t *testing.T, p *model.Problem) *solve.Result {
 }
 
 // TestSilero: the shared Silero VAD v5 model (nested If nodes, no
-// value_info at all) plans and verifies through model.Load's reader and
+// value_info at all) plans and verifies through formats.Load's reader and
 // with its dimensions fixed.
 func TestSilero(t *testing.T) {
 	if _, err := os.Stat(silero); err != nil {
 		t.Skipf("shared ONNX model not found at %s (it sits beside the repository in CI)", silero)
 	}
-	_, err := model.Load(silero)
+	_, err := formats.Load(silero)
 	require.ErrorContains(t, err, "dimensions without a size: input:0, input:1, state:1")
 	m, err := ReadFile(silero)
 	require.NoError(t, err)

@@ -8,11 +8,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/model"
 )
 
 func init() {
-	model.RegisterFormat(".onnx", func(r io.Reader, name string) (*model.Problem, error) {
+	formats.Register(".onnx", func(r io.Reader, name string) (*model.Problem, error) {
 		m, err := Read(r, name)
 		if err != nil {
 			return nil, err

@@ -20,6 +20,7 @@
 // a panic.
 //
 // Importing the package registers the ".tflite" suffix with
-// model.RegisterFormat, so model.Load("net.tflite") returns the arena
-// problem.
+// formats.Register, so formats.Load("net.tflite") returns the arena
+// problem, and Sniff with formats.RegisterSniffer, so that a model on
+// standard input is recognised.
 package tflite

@@ -6,8 +6,8 @@ import (
 
 	flatbuffers "github.com/google/flatbuffers/go"
 
+	"github.com/optalloc/optalloc/formats/graph"
 	"github.com/optalloc/optalloc/formats/tflite/internal/schema"
-	"github.com/optalloc/optalloc/model/graph"
 )
 
 // GraphOptions tune FromGraph.

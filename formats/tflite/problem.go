@@ -6,21 +6,26 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/model"
 )
 
 func init() {
-	model.RegisterFormat(".tflite", func(r io.Reader, name string) (*model.Problem, error) {
-		m, err := Read(r, name)
-		if err != nil {
-			return nil, err
-		}
-		a, err := m.Arena()
-		if err != nil {
-			return nil, err
-		}
-		return a.Problem, nil
-	})
+	formats.Register(".tflite", readProblem)
+	formats.RegisterSniffer(Sniff, readProblem)
+}
+
+// readProblem reads a model and returns its arena problem.
+func readProblem(r io.Reader, name string) (*model.Problem, error) {
+	m, err := Read(r, name)
+	if err != nil {
+		return nil, err
+	}
+	a, err := m.Arena()
+	if err != nil {
+		return nil, err
+	}
+	return a.Problem, nil
 }
 
 // Alignment is TFLite Micro's arena buffer alignment

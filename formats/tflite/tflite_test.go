@@ -13,10 +13,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/formats/graph"
 	"github.com/optalloc/optalloc/formats/tflite/internal/schema"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/model/graph"
 	"github.com/optalloc/optalloc/solve"
 	"github.com/optalloc/optalloc/verify"
 )

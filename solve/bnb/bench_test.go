@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/internal/measure"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/verify"
@@ -25,7 +26,7 @@ func loadMini(tb testing.TB, name string) *model.Problem {
 	if _, err := os.Stat(path); err != nil {
 		tb.Skipf("benchmark data %s not found (needs ../shared/benchmarks next to the repo)", path)
 	}
-	p, err := model.Load(path)
+	p, err := formats.Load(path)
 	require.NoError(tb, err)
 	return p
 }

@@ -34,8 +34,9 @@ import (
 	"os"
 
 	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/formats/csv"
+	"github.com/optalloc/optalloc/formats/graph"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/model/graph"
 )
 
 func main() {
@@ -122,7 +123,7 @@ func main() {
 }
 
 func write(path string, p *model.Problem) error {
-	return writeTo(path, func(w io.Writer) error { return model.WriteCSV(w, p, nil) })
+	return writeTo(path, func(w io.Writer) error { return csv.Write(w, p, nil) })
 }
 
 func writeGraph(path string, f *graph.File) error {

@@ -30,9 +30,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/corpus"
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/formats/onnx"
-	"github.com/optalloc/optalloc/model"
 )
 
 func main() {
@@ -54,7 +54,7 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	meta := benchmarks.Meta{Command: commandLine(os.Args[1:]), Date: time.Now(), Machine: machine(), GoVersion: runtime.Version(),
+	meta := corpus.Meta{Command: commandLine(os.Args[1:]), Date: time.Now(), Machine: machine(), GoVersion: runtime.Version(),
 		Revision: revision(), TimeLimit: *limit, Workers: *threads, Note: *note}
 	var err error
 	if *models != "" {
@@ -68,56 +68,56 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, shared, out, readme, methodList, match string, meta benchmarks.Meta) error {
-	files, err := benchmarks.FindCorpus(shared)
+func run(ctx context.Context, shared, out, readme, methodList, match string, meta corpus.Meta) error {
+	files, err := corpus.FindCorpus(shared)
 	if err != nil {
 		return err
 	}
-	ms := benchmarks.DefaultMethods()
+	ms := corpus.DefaultMethods()
 	if methodList != "" {
 		ms = strings.Split(methodList, ",")
 	}
-	if err := benchmarks.CheckMethods(ms); err != nil {
+	if err := corpus.CheckMethods(ms); err != nil {
 		return err
 	}
-	var insts []benchmarks.Instance
-	var kept []benchmarks.CorpusFile
+	var insts []corpus.Instance
+	var kept []corpus.CorpusFile
 	for _, f := range files {
 		if match != "" && !strings.Contains(f.Path, match) {
 			continue
 		}
-		p, err := model.Load(f.Path)
+		p, err := formats.Load(f.Path)
 		if err != nil {
 			return err
 		}
-		insts = append(insts, benchmarks.Instance{Name: f.Path, Problem: p})
+		insts = append(insts, corpus.Instance{Name: f.Path, Problem: p})
 		kept = append(kept, f)
 	}
-	results := benchmarks.Run(ctx, insts, benchmarks.Config{Methods: ms, TimeLimit: meta.TimeLimit, Workers: meta.Workers,
-		OnRun: func(inst string, r benchmarks.MethodRun) {
+	results := corpus.Run(ctx, insts, corpus.Config{Methods: ms, TimeLimit: meta.TimeLimit, Workers: meta.Workers,
+		OnRun: func(inst string, r corpus.MethodRun) {
 			fmt.Fprintf(os.Stderr, "%-60s %-18s peak=%d status=%s %.2fs\n", inst, r.Method, r.Peak, r.Status, r.Elapsed.Seconds())
 		}})
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	rows := make([]benchmarks.Row, len(results))
+	rows := make([]corpus.Row, len(results))
 	for i, r := range results {
-		rows[i] = benchmarks.Row{Group: kept[i].Group, Result: r}
+		rows[i] = corpus.Row{Group: kept[i].Group, Result: r}
 		if kept[i].Reference != "" {
-			if rows[i].Reference, err = benchmarks.ReferencePeak(kept[i].Reference); err != nil {
+			if rows[i].Reference, err = corpus.ReferencePeak(kept[i].Reference); err != nil {
 				return err
 			}
 		}
 	}
 	var md bytes.Buffer
-	if err := benchmarks.WriteMarkdown(&md, meta, ms, rows); err != nil {
+	if err := corpus.WriteMarkdown(&md, meta, ms, rows); err != nil {
 		return err
 	}
-	return output(md.Bytes(), out, readme, benchmarks.BeginMarker, benchmarks.EndMarker)
+	return output(md.Bytes(), out, readme, corpus.BeginMarker, corpus.EndMarker)
 }
 
 // modelsTable writes the models table (see runModels).
-func modelsTable(ctx context.Context, dir string, extra []string, dims map[string]int64, out, readme string, meta benchmarks.Meta) error {
+func modelsTable(ctx context.Context, dir string, extra []string, dims map[string]int64, out, readme string, meta corpus.Meta) error {
 	paths, err := findModels(dir, extra)
 	if err != nil {
 		return err
@@ -137,7 +137,7 @@ func output(md []byte, out, readme, begin, end string) error {
 		if err != nil {
 			return err
 		}
-		text, err := benchmarks.SpliceBetween(old, md, begin, end)
+		text, err := corpus.SpliceBetween(old, md, begin, end)
 		if err != nil {
 			return fmt.Errorf("%s: %w", readme, err)
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/corpus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -51,8 +51,8 @@ func TestRunWritesReport(t *testing.T) {
 }
 
 // testMeta is a report header for a run with args.
-func testMeta(limit time.Duration, note string, args ...string) benchmarks.Meta {
-	return benchmarks.Meta{Command: commandLine(args), Date: time.Now(), Machine: machine(), GoVersion: runtime.Version(),
+func testMeta(limit time.Duration, note string, args ...string) corpus.Meta {
+	return corpus.Meta{Command: commandLine(args), Date: time.Now(), Machine: machine(), GoVersion: runtime.Version(),
 		Revision: "test", TimeLimit: limit, Workers: 1, Note: note}
 }
 

@@ -10,7 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/corpus"
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/formats/onnx"
 	"github.com/optalloc/optalloc/formats/tflite"
 	"github.com/optalloc/optalloc/model"
@@ -79,25 +80,25 @@ func loadModel(path string, dims map[string]int64) (*model.Problem, string, erro
 		}
 		return a.Problem, fmt.Sprintf("%d / %d / 0", len(a.Problem.Buffers)+a.Weights, a.Weights), nil
 	}
-	p, err := model.Load(path)
+	p, err := formats.Load(path)
 	return p, "–", err
 }
 
 // runModels plans every model with modelMethods and returns the markdown
 // table: per model its tensors, the buffers planned, TFLite Micro's greedy
 // arena, optalloc's, the lower bound, the gap and the status.
-func runModels(ctx context.Context, paths []string, dims map[string]int64, limit time.Duration, meta benchmarks.Meta) ([]byte, error) {
-	insts := make([]benchmarks.Instance, len(paths))
+func runModels(ctx context.Context, paths []string, dims map[string]int64, limit time.Duration, meta corpus.Meta) ([]byte, error) {
+	insts := make([]corpus.Instance, len(paths))
 	tensors := make([]string, len(paths))
 	for i, p := range paths {
 		prob, desc, err := loadModel(p, dims)
 		if err != nil {
 			return nil, err
 		}
-		insts[i], tensors[i] = benchmarks.Instance{Name: p, Problem: prob}, desc
+		insts[i], tensors[i] = corpus.Instance{Name: p, Problem: prob}, desc
 	}
-	results := benchmarks.Run(ctx, insts, benchmarks.Config{Methods: modelMethods, TimeLimit: limit, Workers: 1,
-		OnRun: func(inst string, r benchmarks.MethodRun) {
+	results := corpus.Run(ctx, insts, corpus.Config{Methods: modelMethods, TimeLimit: limit, Workers: 1,
+		OnRun: func(inst string, r corpus.MethodRun) {
 			fmt.Fprintf(os.Stderr, "%-60s %-12s peak=%d status=%s %.2fs\n", inst, r.Method, r.Peak, r.Status, r.Elapsed.Seconds())
 		}})
 	if err := ctx.Err(); err != nil {
@@ -131,7 +132,7 @@ func runModels(ctx context.Context, paths []string, dims map[string]int64, limit
 			g += fmt.Sprintf(" (+%.2f%%)", 100*float64(greedy.Peak-auto.Peak)/float64(auto.Peak))
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | **%d** | %s | %.2f%% | %s | %.2fs |\n",
-			modelName(paths[i]), tensors[i], r.Buffers, g, auto.Peak, benchmarks.BoundText(r.LowerBound),
+			modelName(paths[i]), tensors[i], r.Buffers, g, auto.Peak, corpus.BoundText(r.LowerBound),
 			r.Gap(auto), auto.Status, auto.Elapsed.Seconds())
 	}
 	return b.Bytes(), nil

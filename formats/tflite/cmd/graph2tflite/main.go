@@ -14,8 +14,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/optalloc/optalloc/formats/graph"
 	"github.com/optalloc/optalloc/formats/tflite"
-	"github.com/optalloc/optalloc/model/graph"
 )
 
 func main() {
