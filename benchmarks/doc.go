@@ -1,11 +1,5 @@
-// Package benchmarks runs optalloc's methods over a corpus of instances and
-// makes synthetic instances to run them on.
-//
-// Run solves every instance with every method (instances in parallel, the
-// methods of one instance one after the other), re-checks every plan with
-// verify.Check and reports peak, lower bound, gap, status and time. The CLI's
-// compare and check commands and the results report (cmd/results) are built
-// on it.
+// Package benchmarks makes synthetic instances to run optalloc's methods on;
+// package corpus runs them (the results report, cmd/results, uses both).
 //
 // The generators make instances whose structure is known: Random (uniform
 // lifetimes, log-uniform sizes), PerfectPacking (a guillotine cut of a

@@ -211,15 +211,13 @@ func TestFillScratchGrowBottom(t *testing.T) {
 }
 
 func TestSlowScratch(t *testing.T) {
-	p := &model.Problem{Pools: []model.Pool{{Name: "dram", Rank: 1}, {Name: "sram", Capacity: 100, Rank: 0}, {Name: "flash", Rank: 2}}}
-	for _, b := range []model.Buffer{
-		{ID: "act", Start: 0, End: 3, Size: 8},
-		{ID: "crit", Start: 1, End: 2, Size: 8, Kind: model.Scratch, LatencyCritical: true},
-		{ID: "plain", Start: 1, End: 2, Size: 8, Kind: model.Scratch},
-		{ID: "own", Start: 1, End: 2, Size: 8, Kind: model.Scratch, Pools: []string{"sram"}},
-	} {
-		p.Buffers = append(p.Buffers, b)
-	}
+	p := &model.Problem{Pools: []model.Pool{{Name: "dram", Rank: 1}, {Name: "sram", Capacity: 100, Rank: 0}, {Name: "flash", Rank: 2}},
+		Buffers: []model.Buffer{
+			{ID: "act", Start: 0, End: 3, Size: 8},
+			{ID: "crit", Start: 1, End: 2, Size: 8, Kind: model.Scratch, LatencyCritical: true},
+			{ID: "plain", Start: 1, End: 2, Size: 8, Kind: model.Scratch},
+			{ID: "own", Start: 1, End: 2, Size: 8, Kind: model.Scratch, Pools: []string{"sram"}},
+		}}
 	require.NoError(t, p.Validate())
 	q := SlowScratch(p)
 	require.NoError(t, q.Validate())

@@ -58,16 +58,3 @@ func (mi *minfo) conflict() (int, int, bool) {
 	}
 	return model.AliasConflict(parent, delta, size, start, end, mi.live)
 }
-
-func (mi *minfo) nested(x, y int) bool {
-	return mi.ancestor(x, y) || mi.ancestor(y, x)
-}
-
-func (mi *minfo) ancestor(a, x int) bool {
-	for x = mi.tensors[x].parent; x >= 0; x = mi.tensors[x].parent {
-		if x == a {
-			return true
-		}
-	}
-	return false
-}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/optalloc/optalloc/formats/csv"
 	"github.com/optalloc/optalloc/model"
 )
 
@@ -121,44 +120,3 @@ func checkInputError(t *testing.T, err error, file string) {
 		t.Fatalf("error does not start with the file name: %q", msg)
 	}
 }
-
-// checkProblem fails unless p is a valid, non-empty problem whose sweep
-// agrees with its buffers.
-func checkProblem(t *testing.T, p *model.Problem) {
-	t.Helper()
-	if p == nil || len(p.Buffers) == 0 {
-		t.Fatalf("no error but no buffers: %+v", p)
-	}
-	if err := p.Validate(); err != nil {
-		t.Fatalf("returned problem does not validate: %v", err)
-	}
-	s := p.ComputeSweep()
-	n := 0
-	for _, c := range s.Components {
-		n += len(c.Buffers)
-	}
-	if n != len(p.Buffers) {
-		t.Fatalf("components hold %d of %d buffers", n, len(p.Buffers))
-	}
-	for i := range p.Buffers {
-		if b := &p.Buffers[i]; b.Alias == nil && len(b.Gaps) == 0 && b.Size > s.MaxLive {
-			t.Fatalf("max-live %d below the size %d of %q", s.MaxLive, b.Size, b.ID)
-		}
-	}
-}
-
-func sameCore(t *testing.T, want, got *model.Problem) {
-	t.Helper()
-	if len(want.Buffers) != len(got.Buffers) {
-		t.Fatalf("round trip: %d buffers became %d", len(want.Buffers), len(got.Buffers))
-	}
-	for i := range want.Buffers {
-		w, g := &want.Buffers[i], &got.Buffers[i]
-		if w.ID != g.ID || w.Start != g.Start || w.End != g.End || w.Size != g.Size || w.Alignment() != g.Alignment() ||
-			!eqPtr(w.Pin, g.Pin) || !eqPtr(w.Hint, g.Hint) || csv.FormatGaps(w.Gaps) != csv.FormatGaps(g.Gaps) {
-			t.Fatalf("round trip changed buffer %d:\n%+v\n%+v", i, *w, *g)
-		}
-	}
-}
-
-func eqPtr(a, b *int64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
