@@ -267,6 +267,9 @@ func TestDamagedFilesNeverPanic(t *testing.T) {
 	require.EqualError(t, err, "empty.onnx: empty file: not an ONNX model")
 	_, err = Decode([]byte("garbage that is not protobuf"), "g.onnx")
 	require.ErrorContains(t, err, "g.onnx: ")
+	whole := encode(t, chain())
+	_, err = Decode(whole[:len(whole)/2], "cut.onnx")
+	require.EqualError(t, err, "cut.onnx: not an ONNX model, or truncated or corrupted: unexpected EOF")
 }
 
 // TestWeightsNotCopied: initializer and Constant data are not kept.

@@ -126,7 +126,7 @@ func Decode(data []byte, name string) (m *Model, err error) {
 		return nil
 	})
 	if err != nil {
-		return nil, d.fail("not an ONNX model: %v", err)
+		return nil, d.fail("not an ONNX model, or truncated or corrupted: %v", err)
 	}
 	if graph == nil {
 		return nil, d.fail("not an ONNX model: it has no graph")
