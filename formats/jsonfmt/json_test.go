@@ -38,8 +38,8 @@ func TestReadJSONAllFields(t *testing.T) {
 func TestWriteJSONThenReadJSONRoundTrips(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 200; trial++ {
-		p := randProblem(rng, 1+rng.IntN(30), genOptions{gaps: true, aligns: true, pins: true, hints: true,
-			aliases: true, pools: true, elastic: true, zeros: true})
+		p := randProblem(rng, 1+rng.IntN(30), genOptions{Gaps: true, Aligns: true, Pins: true, Hints: true,
+			Aliases: true, Pools: true, Elastic: true, Zeros: true})
 		p.Buffers[0].Kind = model.Weight
 		p.Buffers[0].Weight = 1.5
 		p.Buffers[0].LatencyCritical = true
@@ -48,7 +48,7 @@ func TestWriteJSONThenReadJSONRoundTrips(t *testing.T) {
 		require.NoError(t, Write(&out, p))
 		q, err := Read(&out, "rt.json")
 		require.NoError(t, err, out.String())
-		assertSameProblem(t, p, q)
+		sameCore(t, p, q)
 		assert.Equal(t, p.Pools, q.Pools)
 		for i := range p.Buffers {
 			w, g := p.Buffers[i], q.Buffers[i]

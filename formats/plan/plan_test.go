@@ -30,7 +30,7 @@ func randPlan(rng *rand.Rand, p *model.Problem) *model.Plan {
 func TestPlanRoundTrips(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := 0; trial < 100; trial++ {
-		p := randProblem(rng, 1+rng.IntN(20), genOptions{pools: trial%2 == 0, elastic: true, aligns: true, gaps: true})
+		p := randProblem(rng, 1+rng.IntN(20), genOptions{Pools: trial%2 == 0, Elastic: true, Aligns: true, Gaps: true})
 		require.NoError(t, p.Validate())
 		pl := randPlan(rng, p)
 		for _, format := range []string{"csv", "json"} {
