@@ -118,17 +118,27 @@ func TestCancelStopsEveryEngine(t *testing.T) {
 func TestDeterministicWithOneThread(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 1))
 	p := brute.Random(rng, 40, brute.RandomOptions{MaxSize: 64, Align: 0.2})
+	// Determinism is promised when the search ends within the limit: the
+	// plans of the runs that proved the optimum are compared (a slow run,
+	// under the race detector on a loaded machine, may stop at the limit).
 	var first *model.Plan
+	optimal := 0
 	for k := 0; k < 3; k++ {
 		r, err := Solve(context.Background(), p, Options{Method: "auto", Threads: 1, Seed: 5, TimeLimit: 2 * time.Second})
 		require.NoError(t, err)
+		if r.Status != Optimal {
+			t.Logf("run %d: %s at the time limit, not compared", k, r.Status)
+			continue
+		}
+		optimal++
 		if first == nil {
 			first = r.Plan
 			continue
 		}
-		if r.Status == Optimal {
-			assert.Equal(t, first.Placements, r.Plan.Placements, "run %d", k)
-		}
+		assert.Equal(t, first.Placements, r.Plan.Placements, "run %d", k)
+	}
+	if optimal < 2 {
+		t.Skipf("only %d of 3 runs proved the optimum within 2 s (a slow machine): nothing compared", optimal)
 	}
 }
 
