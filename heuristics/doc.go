@@ -19,7 +19,9 @@
 //   - freelist (FreeList, seed 000): a sweep over time with a free list
 //     sorted by size; O(n log n), for millions of buffers; handles tiers.
 //   - strip-ORDER (Strip, seed 001): bottom-left strip packing with the
-//     peak-driven risk-class re-ordering loop.
+//     peak-driven risk-class re-ordering loop; StripByName reads any order
+//     of metrics joined by - (tie-break), -plus- (normalised sum), -x-
+//     (product), -per- (ratio), with -asc for lowest first.
 //   - skyline (Skyline): bottom-up stacking, lowest position first.
 //   - hillclimb (HillClimb) and lns (LNS): improvement passes that keep the
 //     best, seeded.
@@ -30,7 +32,12 @@
 //
 // Portfolio runs several planners concurrently and keeps the best plan
 // that verify.Check accepts. FillScratch (seed 004) re-places scratch
-// buffers into the gaps of any plan, granting elastic scratch extra bytes.
+// buffers into the gaps of any plan, granting elastic scratch extra bytes
+// (ScratchOptions: top or bottom of a gap, GrowBottom when nothing fits);
+// SlowScratch keeps non-critical scratch out of the fastest pool.
+// WithSettings puts planner knobs in a context (the free list's reuse
+// threshold and block rules, strip packing's rounds and budget), which the
+// registered planners read: the CLI's --planner-opt.
 //
 // Common rules: pinned buffers are placed first at their pins, as fixed
 // obstacles the other buffers pack around (the greedy-* and firstfit-*
