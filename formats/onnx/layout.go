@@ -308,11 +308,7 @@ func (c *opCtx) slice() ([]*value, error) {
 }
 
 func (c *opCtx) gather() ([]*value, error) {
-	x, err := c.input(0)
-	if err != nil {
-		return nil, err
-	}
-	idx, err := c.input(1)
+	x, idx, err := c.inputs2()
 	if err != nil {
 		return nil, err
 	}
@@ -342,11 +338,7 @@ func (c *opCtx) gather() ([]*value, error) {
 }
 
 func (c *opCtx) gatherND() ([]*value, error) {
-	x, err := c.input(0)
-	if err != nil {
-		return nil, err
-	}
-	idx, err := c.input(1)
+	x, idx, err := c.inputs2()
 	if err != nil {
 		return nil, err
 	}

@@ -7,11 +7,7 @@ import (
 )
 
 func (c *opCtx) conv() ([]*value, error) {
-	x, err := c.input(0)
-	if err != nil {
-		return nil, err
-	}
-	w, err := c.input(1)
+	x, w, err := c.inputs2()
 	if err != nil {
 		return nil, err
 	}
@@ -34,11 +30,7 @@ func (c *opCtx) conv() ([]*value, error) {
 }
 
 func (c *opCtx) convTranspose() ([]*value, error) {
-	x, err := c.input(0)
-	if err != nil {
-		return nil, err
-	}
-	w, err := c.input(1)
+	x, w, err := c.inputs2()
 	if err != nil {
 		return nil, err
 	}
@@ -92,11 +84,7 @@ func (c *opCtx) convTranspose() ([]*value, error) {
 }
 
 func (c *opCtx) matmul() ([]*value, error) {
-	a, err := c.input(0)
-	if err != nil {
-		return nil, err
-	}
-	b, err := c.input(1)
+	a, b, err := c.inputs2()
 	if err != nil {
 		return nil, err
 	}

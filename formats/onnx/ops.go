@@ -111,6 +111,16 @@ func (c *opCtx) input(k int) (*value, error) {
 	return c.ins[k], nil
 }
 
+// inputs2 returns the first two inputs, which must be known.
+func (c *opCtx) inputs2() (*value, *value, error) {
+	x, err := c.input(0)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := c.input(1)
+	return x, y, err
+}
+
 func (c *opCtx) has(k int) bool { return k < len(c.ins) && c.ins[k] != nil }
 
 // constInts returns the values of input k, which must be known.

@@ -35,11 +35,7 @@ func init() {
 			return []*value{out}, nil
 		},
 		"CastLike": func(c *opCtx) ([]*value, error) {
-			x, err := c.input(0)
-			if err != nil {
-				return nil, err
-			}
-			t, err := c.input(1)
+			x, t, err := c.inputs2()
 			if err != nil {
 				return nil, err
 			}
@@ -162,11 +158,7 @@ func init() {
 		"ConvInteger":   (*opCtx).conv,
 		"ConvTranspose": (*opCtx).convTranspose,
 		"Gemm": func(c *opCtx) ([]*value, error) {
-			a, err := c.input(0)
-			if err != nil {
-				return nil, err
-			}
-			b, err := c.input(1)
+			a, b, err := c.inputs2()
 			if err != nil {
 				return nil, err
 			}
@@ -355,11 +347,7 @@ func init() {
 			return []*value{shaped(elem, x.shape)}, nil
 		},
 		"DequantizeLinear": func(c *opCtx) ([]*value, error) {
-			x, err := c.input(0)
-			if err != nil {
-				return nil, err
-			}
-			s, err := c.input(1)
+			x, s, err := c.inputs2()
 			if err != nil {
 				return nil, err
 			}
@@ -370,11 +358,7 @@ func init() {
 		"RandomNormal":      (*opCtx).random,
 		"RandomUniform":     (*opCtx).random,
 		"NegativeLogLikelihoodLoss": func(c *opCtx) ([]*value, error) {
-			x, err := c.input(0)
-			if err != nil {
-				return nil, err
-			}
-			tg, err := c.input(1)
+			x, tg, err := c.inputs2()
 			if err != nil {
 				return nil, err
 			}
