@@ -93,7 +93,10 @@ func (c *checker) add(k Kind, msg string, ids ...string) {
 // MaxViolations, then one TooMany); an empty result means the plan is valid.
 // It shares no code with the planners: it expands every buffer into its own
 // time × byte rectangles (gaps included) and sweeps time with an interval
-// tree per pool, so it runs in O(n log n + k) for k overlapping pairs.
+// tree per pool, so it runs in O(n log n + k) for k overlapping pairs; a
+// cheaper sweep first checks that no two rectangles meet at all, and when
+// none does (a valid plan without aliases) the interval-tree sweep, which
+// would report nothing, is skipped.
 // It never panics, even on a problem that did not pass Validate.
 func Check(p *model.Problem, pl *model.Plan) []Violation {
 	c := &checker{p: p, pl: pl}
