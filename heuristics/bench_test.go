@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/optalloc/optalloc/benchmarks"
 	"github.com/optalloc/optalloc/internal/measure"
+	"github.com/optalloc/optalloc/model"
 )
 
 // BenchmarkPlanners times every planner on mindspore-bert_base (5620
@@ -71,4 +73,28 @@ func BenchmarkPortfolio62k(b *testing.B) {
 	b.ReportMetric(float64(measure.CPUTime()-c0)/1e6/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(100*float64(peak-ml)/float64(ml), "gap%")
 	b.Logf("winner %s", name)
+}
+
+// BenchmarkFreeList1M times the free-list planner on the dense random
+// million-buffer instance (benchmarks.Random seed 1, as `gen -kind random
+// -n 1000000`) and on a million-buffer transformer-like trace.
+//
+//	go test ./heuristics/ -run XXX -bench FreeList1M -benchmem -count 3
+func BenchmarkFreeList1M(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		p    *model.Problem
+	}{
+		{"random", benchmarks.Random(1, benchmarks.RandomOptions{Buffers: 1_000_000})},
+		{"transformer", transformerTrace(1_000_000, 1)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := (&FreeList{}).Plan(context.Background(), c.p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

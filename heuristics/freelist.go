@@ -152,7 +152,7 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 		k    int32
 		open bool
 	}
-	evs := make([]event, 0, 2*n)
+	var opens, closes []int32
 	for k := range in.its {
 		it := &in.its[k]
 		if it.pin >= 0 {
@@ -162,24 +162,38 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 			off[k] = it.up(0)
 			continue
 		}
-		evs = append(evs, event{it.start, int32(k), true}, event{it.end, int32(k), false})
+		opens, closes = append(opens, int32(k)), append(closes, int32(k))
 	}
 	its := in.its
-	slices.SortFunc(evs, func(a, b event) int {
-		if a.t != b.t {
-			return cmp.Compare(a.t, b.t)
-		}
-		if a.open != b.open {
-			if !a.open {
-				return -1
+	byTime(closes, func(k int32) int64 { return its[k].end })
+	byTime(opens, func(k int32) int64 { return its[k].start })
+	if !f.OpOrder { // larger first among starts at one time
+		for i := 0; i < len(opens); {
+			j := i + 1
+			for j < len(opens) && its[opens[j]].start == its[opens[i]].start {
+				j++
 			}
-			return 1
+			if j-i > 1 {
+				slices.SortFunc(opens[i:j], func(a, b int32) int {
+					if c := cmp.Compare(its[b].size, its[a].size); c != 0 {
+						return c
+					}
+					return cmp.Compare(a, b)
+				})
+			}
+			i = j
 		}
-		if a.open && !f.OpOrder && its[a.k].size != its[b.k].size {
-			return cmp.Compare(its[b.k].size, its[a.k].size)
+	}
+	evs := make([]event, 0, 2*len(opens))
+	for i, j := 0, 0; i < len(opens) || j < len(closes); {
+		if j < len(closes) && (i == len(opens) || its[closes[j]].end <= its[opens[i]].start) {
+			evs = append(evs, event{its[closes[j]].end, closes[j], false})
+			j++
+		} else {
+			evs = append(evs, event{its[opens[i]].start, opens[i], true})
+			i++
 		}
-		return int(a.k - b.k)
-	})
+	}
 	for x, ev := range evs {
 		if x&4095 == 4095 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -352,4 +366,33 @@ func (t *treap) below(s, o int64) *tnode {
 		}
 	}
 	return best
+}
+
+// byTime sorts item indices by (time, index): as packed words when the
+// times span less than 2³², else with a comparison.
+func byTime(ks []int32, at func(k int32) int64) {
+	if len(ks) == 0 {
+		return
+	}
+	lo, hi := at(ks[0]), at(ks[0])
+	for _, k := range ks {
+		lo, hi = min(lo, at(k)), max(hi, at(k))
+	}
+	if uint64(hi)-uint64(lo) >= 1<<32 {
+		slices.SortFunc(ks, func(a, b int32) int {
+			if c := cmp.Compare(at(a), at(b)); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		return
+	}
+	keys := make([]uint64, len(ks))
+	for i, k := range ks {
+		keys[i] = (uint64(at(k))-uint64(lo))<<32 | uint64(uint32(k))
+	}
+	slices.Sort(keys)
+	for i, v := range keys {
+		ks[i] = int32(uint32(v))
+	}
 }

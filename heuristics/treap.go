@@ -4,7 +4,10 @@ package heuristics
 // free-list planner's "free blocks sorted by size" in O(log F) per
 // operation. Priorities come from a hash of the key, so the shape (and
 // everything else) is deterministic.
-type treap struct{ root *tnode }
+type treap struct {
+	root *tnode
+	free *tnode // removed nodes, chained by r, reused by insert
+}
 
 type tnode struct {
 	size, off int64
@@ -50,16 +53,47 @@ func merge(l, r *tnode) *tnode {
 	}
 }
 
+// insert adds (size, off), which must not be in t. It walks down to the
+// first node of lower priority and splits only that subtree: the same
+// treap as split-and-merge, with fewer writes, and no allocation while
+// removed nodes are left to recycle.
 func (t *treap) insert(size, off int64) {
-	n := &tnode{size: size, off: off, pri: mix(uint64(size)*31 + uint64(off))}
-	l, r := split(t.root, size, off)
-	t.root = merge(merge(l, n), r)
+	n := t.free
+	if n != nil {
+		t.free = n.r
+	} else {
+		n = &tnode{}
+	}
+	*n = tnode{size: size, off: off, pri: mix(uint64(size)*31 + uint64(off))}
+	link := &t.root
+	for *link != nil && (*link).pri > n.pri {
+		if keyLess((*link).size, (*link).off, size, off) {
+			link = &(*link).r
+		} else {
+			link = &(*link).l
+		}
+	}
+	n.l, n.r = split(*link, size, off)
+	*link = n
 }
 
+// remove deletes (size, off) if present: its two subtrees are merged in
+// its place.
 func (t *treap) remove(size, off int64) {
-	l, r := split(t.root, size, off)
-	_, r = split(r, size, off+1) // the middle part is exactly (size, off)
-	t.root = merge(l, r)
+	link := &t.root
+	for n := *link; n != nil; n = *link {
+		switch {
+		case n.size == size && n.off == off:
+			*link = merge(n.l, n.r)
+			n.l, n.r = nil, t.free
+			t.free = n
+			return
+		case keyLess(n.size, n.off, size, off):
+			link = &n.r
+		default:
+			link = &n.l
+		}
+	}
 }
 
 // ceil returns the smallest key ≥ (s, o), or nil.

@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -113,6 +114,33 @@ func BenchmarkCheckAliasChain500(b *testing.B) {
 	for b.Loop() {
 		if vs := verify.Check(p, pl); len(vs) != 0 {
 			b.Fatal(vs[0])
+		}
+	}
+}
+
+// BenchmarkCheck1MDense verifies a valid plan of 1M buffers with random
+// lifetimes in [0, 2M) (up to 200k time steps long) stacked at increasing
+// offsets: about 50 000 alive at once, so the sweep's alive set is large.
+//
+//	go test ./verify/ -run XXX -bench Check1MDense -benchmem -count 3
+func BenchmarkCheck1MDense(b *testing.B) {
+	const n = 1_000_000
+	rng := rand.New(rand.NewPCG(1, 2))
+	p := &model.Problem{Buffers: make([]model.Buffer, n)}
+	pl := &model.Plan{Placements: make([]model.Placement, n)}
+	off := int64(0)
+	for i := range p.Buffers {
+		start := rng.Int64N(2 * n)
+		size := 64 * (1 + rng.Int64N(1024))
+		p.Buffers[i] = model.Buffer{ID: fmt.Sprintf("b%d", i), Start: start, End: start + 1 + rng.Int64N(n/5), Size: size}
+		pl.Placements[i] = model.Placement{Offset: off, Size: size}
+		off += size
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if vs := verify.Check(p, pl); len(vs) != 0 {
+			b.Fatalf("valid plan rejected: %v", vs[0])
 		}
 	}
 }

@@ -46,6 +46,9 @@ func (c *checker) checkOverlaps(ok []bool) {
 			rects = c.occupancy(i, rects)
 		}
 	}
+	if disjoint(rects) {
+		return // nothing meets: the sweep below would report nothing
+	}
 	type event struct {
 		t     int64
 		start bool

@@ -56,9 +56,25 @@ type checker struct {
 	pl    *model.Plan
 	out   []Violation
 	full  bool
-	index map[string]int
+	index map[string]int // buffer ID -> first buffer with it; see lookup
 	// tin and tout number the alias forest (see numberAliasTree).
 	tin, tout []int32
+}
+
+// lookup returns the first buffer with ID id. The index is built on first
+// use: only aliases need it, and on a million buffers it costs more than
+// the rest of a check of a plan without them.
+func (c *checker) lookup(id string) (int, bool) {
+	if c.index == nil {
+		c.index = make(map[string]int, len(c.p.Buffers))
+		for i := range c.p.Buffers {
+			if _, dup := c.index[c.p.Buffers[i].ID]; !dup {
+				c.index[c.p.Buffers[i].ID] = i
+			}
+		}
+	}
+	i, ok := c.index[id]
+	return i, ok
 }
 
 func (c *checker) add(k Kind, msg string, ids ...string) {
@@ -77,15 +93,13 @@ func (c *checker) add(k Kind, msg string, ids ...string) {
 // MaxViolations, then one TooMany); an empty result means the plan is valid.
 // It shares no code with the planners: it expands every buffer into its own
 // time × byte rectangles (gaps included) and sweeps time with an interval
-// tree per pool, so it runs in O(n log n + k) for k overlapping pairs.
+// tree per pool, so it runs in O(n log n + k) for k overlapping pairs; a
+// cheaper sweep first checks that no two rectangles meet at all, and when
+// none does (a valid plan without aliases) the interval-tree sweep, which
+// would report nothing, is skipped.
 // It never panics, even on a problem that did not pass Validate.
 func Check(p *model.Problem, pl *model.Plan) []Violation {
-	c := &checker{p: p, pl: pl, index: make(map[string]int, len(p.Buffers))}
-	for i := range p.Buffers {
-		if _, dup := c.index[p.Buffers[i].ID]; !dup {
-			c.index[p.Buffers[i].ID] = i
-		}
-	}
+	c := &checker{p: p, pl: pl}
 	if pl == nil || len(pl.Placements) != len(p.Buffers) {
 		n := 0
 		if pl != nil {
@@ -220,7 +234,7 @@ func (c *checker) checkAlias(i int) {
 	if b.Alias == nil {
 		return
 	}
-	j, found := c.index[b.Alias.Parent]
+	j, found := c.lookup(b.Alias.Parent)
 	if !found || j == i {
 		c.add(AliasBroken, fmt.Sprintf("buffer %q aliases unknown parent %q", b.ID, b.Alias.Parent), b.ID)
 		return
@@ -265,7 +279,7 @@ func (c *checker) numberAliasTree() {
 			roots = append(roots, int32(i))
 			continue
 		}
-		if j, ok := c.index[a.Parent]; ok && j != i {
+		if j, ok := c.lookup(a.Parent); ok && j != i {
 			children[j] = append(children[j], int32(i))
 		}
 	}

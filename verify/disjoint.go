@@ -1,0 +1,230 @@
+package verify
+
+import (
+	"cmp"
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// disjoint reports whether no two rectangles meet at all (no pair shares
+// an instant and a byte of one pool), related or not. It is the fast path of
+// checkOverlaps for valid plans: when it says yes, the full sweep would
+// report nothing, so Check skips it; at the first pair that meets it says no
+// and the full sweep runs as before, so the violation list never depends on
+// it.
+//
+// While the alive rectangles are pairwise disjoint they are totally ordered
+// by (pool, lo), and a new rectangle meets one of them iff it meets its
+// predecessor or its successor in that order. The order is fixed up front
+// (each rectangle's rank in (pool, lo, index) order), so the alive set is a
+// set of small integers kept in a 64-ary bit tree: insert, remove,
+// predecessor and successor in a few word operations, no allocation.
+func disjoint(rects []occ) bool {
+	n := len(rects)
+	if n < 2 {
+		return true
+	}
+	if n > math.MaxInt32 {
+		return false
+	}
+	// byLo[rank] = rectangle; rank[rectangle] = its place in (pool, lo).
+	byLo := lowOrder(rects)
+	if byLo == nil {
+		return false
+	}
+	rank := make([]int32, n)
+	for r, k := range byLo {
+		rank[k] = int32(r)
+	}
+	starts, ends := timeOrder(rects, true), timeOrder(rects, false)
+	set := newBitTree(n)
+	e := 0
+	for _, k := range starts {
+		r := &rects[k]
+		// Ends before starts at the same time: lifetimes are half-open.
+		for e < n && rects[ends[e]].t1 <= r.t0 {
+			set.remove(int(rank[ends[e]]))
+			e++
+		}
+		x := int(rank[k])
+		if p := set.pred(x); p >= 0 {
+			o := &rects[byLo[p]]
+			if o.pool == r.pool && o.hi > r.lo {
+				return false
+			}
+		}
+		if s := set.succ(x); s >= 0 {
+			o := &rects[byLo[s]]
+			if o.pool == r.pool && o.lo < r.hi {
+				return false
+			}
+		}
+		set.insert(x)
+	}
+	return true
+}
+
+// lowOrder returns the rectangle indices sorted by (pool, lo, index): a
+// stable least-significant-digit radix sort on the bytes of lo that differ,
+// then one counting pass on the pool. Nil if the pools span too wide a range
+// (never for a problem whose pools Check accepted).
+func lowOrder(rects []occ) []int32 {
+	n := len(rects)
+	minPool, maxPool := rects[0].pool, rects[0].pool
+	var diff uint64 // bits where some lo differs from the first
+	first := uint64(rects[0].lo) ^ 1<<63
+	for k := range rects {
+		minPool, maxPool = min(minPool, rects[k].pool), max(maxPool, rects[k].pool)
+		diff |= (uint64(rects[k].lo) ^ 1<<63) ^ first
+	}
+	if maxPool-minPool >= 1<<16 {
+		return nil
+	}
+	out, tmp := make([]int32, n), make([]int32, n)
+	for k := range out {
+		out[k] = int32(k)
+	}
+	var count [1<<16 + 1]int
+	pass := func(digit func(k int32) int, size int) {
+		c := count[:size+1]
+		clear(c)
+		for _, k := range out {
+			c[digit(k)+1]++
+		}
+		for d := 1; d <= size; d++ {
+			c[d] += c[d-1]
+		}
+		for _, k := range out {
+			d := digit(k)
+			tmp[c[d]] = k
+			c[d]++
+		}
+		out, tmp = tmp, out
+	}
+	for shift := 0; shift < 64; shift += 16 {
+		if diff>>shift&0xffff == 0 {
+			continue
+		}
+		pass(func(k int32) int { return int((uint64(rects[k].lo) ^ 1<<63) >> shift & 0xffff) }, 1<<16)
+	}
+	if maxPool > minPool {
+		pass(func(k int32) int { return rects[k].pool - minPool }, maxPool-minPool+1)
+	}
+	return out
+}
+
+// timeOrder returns the rectangle indices sorted by start (or end) time.
+func timeOrder(rects []occ, start bool) []int32 {
+	at := func(k int) int64 {
+		if start {
+			return rects[k].t0
+		}
+		return rects[k].t1
+	}
+	lo, hi := at(0), at(0)
+	for k := range rects {
+		lo, hi = min(lo, at(k)), max(hi, at(k))
+	}
+	out := make([]int32, len(rects))
+	if uint64(hi)-uint64(lo) < 1<<32 {
+		// Pack (time - lo, index) into one word and sort plain integers.
+		keys := make([]uint64, len(rects))
+		for k := range rects {
+			keys[k] = (uint64(at(k))-uint64(lo))<<32 | uint64(k)
+		}
+		slices.Sort(keys)
+		for k, v := range keys {
+			out[k] = int32(uint32(v))
+		}
+		return out
+	}
+	for k := range out {
+		out[k] = int32(k)
+	}
+	slices.SortFunc(out, func(a, b int32) int { return cmp.Compare(at(int(a)), at(int(b))) })
+	return out
+}
+
+// bitTree is a set of integers in [0, n): level 0 has one bit per integer,
+// each higher level one bit per non-zero word of the level below.
+type bitTree struct {
+	levels [][]uint64
+}
+
+func newBitTree(n int) *bitTree {
+	t := &bitTree{}
+	for {
+		words := (n + 63) / 64
+		t.levels = append(t.levels, make([]uint64, words))
+		if words == 1 {
+			return t
+		}
+		n = words
+	}
+}
+
+func (t *bitTree) insert(x int) {
+	for _, l := range t.levels {
+		w := l[x>>6]
+		l[x>>6] = w | 1<<(x&63)
+		if w != 0 {
+			return
+		}
+		x >>= 6
+	}
+}
+
+func (t *bitTree) remove(x int) {
+	for _, l := range t.levels {
+		l[x>>6] &^= 1 << (x & 63)
+		if l[x>>6] != 0 {
+			return
+		}
+		x >>= 6
+	}
+}
+
+// succ returns the smallest member > x, or -1.
+func (t *bitTree) succ(x int) int {
+	for h, l := range t.levels {
+		// Members of word x>>6 above bit x&63.
+		if b := x & 63; b < 63 {
+			if w := l[x>>6] >> (b + 1) << (b + 1); w != 0 {
+				y := x>>6<<6 | trailing(w)
+				for h--; h >= 0; h-- {
+					y = y<<6 | trailing(t.levels[h][y])
+				}
+				return y
+			}
+		}
+		x >>= 6
+		if h == len(t.levels)-1 {
+			break
+		}
+	}
+	return -1
+}
+
+// pred returns the largest member < x, or -1.
+func (t *bitTree) pred(x int) int {
+	for h, l := range t.levels {
+		if b := x & 63; b > 0 {
+			if w := l[x>>6] & (1<<b - 1); w != 0 {
+				y := x>>6<<6 | leading(w)
+				for h--; h >= 0; h-- {
+					y = y<<6 | leading(t.levels[h][y])
+				}
+				return y
+			}
+		}
+		x >>= 6
+		if h == len(t.levels)-1 {
+			break
+		}
+	}
+	return -1
+}
+
+func trailing(w uint64) int { return bits.TrailingZeros64(w) }
+func leading(w uint64) int  { return 63 - bits.LeadingZeros64(w) }
