@@ -25,7 +25,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -33,6 +32,7 @@ import (
 	"github.com/optalloc/optalloc/corpus"
 	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/formats/onnx"
+	"github.com/optalloc/optalloc/internal/atomicfile"
 )
 
 func main() {
@@ -141,13 +141,13 @@ func output(md []byte, out, readme, begin, end string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", readme, err)
 		}
-		return atomicWrite(readme, text)
+		return atomicfile.Write(readme, text)
 	}
 	if out == "-" {
 		_, err := os.Stdout.Write(md)
 		return err
 	}
-	return atomicWrite(out, md)
+	return atomicfile.Write(out, md)
 }
 
 // commandLine is the command that regenerates a report run with args.
@@ -160,27 +160,6 @@ func commandLine(args []string) string {
 		}
 	}
 	return strings.TrimSpace("go run ./benchmarks/cmd/results " + strings.Join(quoted, " "))
-}
-
-// atomicWrite replaces path only once the whole text is written.
-func atomicWrite(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // machine describes the machine: OS/arch, CPU count and model.

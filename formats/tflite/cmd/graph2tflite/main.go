@@ -12,10 +12,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/optalloc/optalloc/formats/graph"
 	"github.com/optalloc/optalloc/formats/tflite"
+	"github.com/optalloc/optalloc/internal/atomicfile"
 )
 
 func main() {
@@ -59,20 +59,5 @@ func convert(in, out string, opt tflite.GraphOptions) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", in, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), out)
+	return atomicfile.Write(out, data)
 }
