@@ -36,11 +36,7 @@ func loadONNX(e *env, path string) (p *model.Problem, ok bool, err error) {
 			dims[name] = v
 		}
 	}
-	m, err := onnx.ReadFile(path)
-	if err != nil {
-		return nil, true, err
-	}
-	a, err := m.Arena(onnx.Options{Dims: dims})
+	a, err := onnx.LoadFile(path, onnx.Options{Dims: dims})
 	if err != nil {
 		return nil, true, err
 	}

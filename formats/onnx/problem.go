@@ -26,6 +26,16 @@ func init() {
 	})
 }
 
+// LoadFile reads the ONNX model at path and returns its arena with opt
+// (the symbolic dimensions that --dim fixes).
+func LoadFile(path string, opt Options) (*Arena, error) {
+	m, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return m.Arena(opt)
+}
+
 // Alignment is the offset alignment of every planned tensor: 64 bytes,
 // the alignment ONNX Runtime's CPU allocator gives its buffers.
 const Alignment = 64

@@ -70,11 +70,7 @@ func loadModel(path string, dims map[string]int64) (*model.Problem, string, erro
 		}
 		return a.Problem, fmt.Sprintf("%d / %d / %d", len(m.Tensors), consts, vars), nil
 	case strings.HasSuffix(path, ".onnx"):
-		m, err := onnx.ReadFile(path)
-		if err != nil {
-			return nil, "", err
-		}
-		a, err := m.Arena(onnx.Options{Dims: dims})
+		a, err := onnx.LoadFile(path, onnx.Options{Dims: dims})
 		if err != nil {
 			return nil, "", err
 		}
