@@ -19,35 +19,35 @@ var utf8BOM = []byte("\ufeff")
 // theirs with Register.
 type Reader func(r io.Reader, name string) (*model.Problem, error)
 
-var registered = []struct {
+// format is a reader chosen by a file-name suffix.
+type format struct {
 	suffix string
 	read   Reader
-}{}
+}
+
+var registered []format
 
 // Register makes Load use read for file names ending in suffix. Longer
 // suffixes win (".graph.json" over ".json").
 func Register(suffix string, read Reader) {
-	registered = append(registered, struct {
-		suffix string
-		read   Reader
-	}{suffix, read})
+	registered = append(registered, format{suffix, read})
 }
 
 // sniffers are tried in order by LoadBytes before the built-in sniffing.
-var sniffers []struct {
+// sniffer is a reader chosen by the content of standard input.
+type sniffer struct {
 	sniff func(head []byte) bool
 	read  Reader
 }
 
+var sniffers []sniffer
+
 // RegisterSniffer makes LoadBytes (standard input) use read for data that
-// sniff recognises. Sniffers run in registration order, before the JSON,
-// graph and CSV sniffing of LoadBytes; a format without a magic number
+// sniff recognises. Sniffers run in registration order, before the JSON
+// and CSV defaults of LoadBytes; a format without a magic number
 // (ONNX) registers none and is chosen by suffix only.
 func RegisterSniffer(sniff func(head []byte) bool, read Reader) {
-	sniffers = append(sniffers, struct {
-		sniff func(head []byte) bool
-		read  Reader
-	}{sniff, read})
+	sniffers = append(sniffers, sniffer{sniff, read})
 }
 
 // Load reads a problem from a file chosen by its name: registered formats
@@ -87,9 +87,8 @@ func Load(path string) (*model.Problem, error) {
 }
 
 // LoadBytes reads a problem held in memory, sniffing the format: a
-// registered sniffer first (TFLite, allocation traces), then a leading
-// '{' is JSON (a model graph when it has "ops" or "models" and a graph
-// format is registered), anything else CSV.
+// registered sniffer first (TFLite, allocation traces, model graphs), then
+// a leading '{' is a JSON problem, anything else CSV.
 func LoadBytes(data []byte, name string) (*model.Problem, error) {
 	for _, s := range sniffers {
 		if s.sniff(data) {
@@ -99,13 +98,6 @@ func LoadBytes(data []byte, name string) (*model.Problem, error) {
 	t := bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM))
 	if len(t) == 0 || t[0] != '{' {
 		return csv.Read(bytes.NewReader(data), name)
-	}
-	if bytes.Contains(t, []byte(`"ops"`)) || bytes.Contains(t, []byte(`"models"`)) {
-		for _, f := range registered {
-			if f.suffix == ".graph.json" {
-				return f.read(bytes.NewReader(data), name)
-			}
-		}
 	}
 	return jsonfmt.Read(bytes.NewReader(data), name)
 }

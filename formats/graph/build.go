@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -17,10 +18,19 @@ import (
 const DefaultAlignment = 64
 
 func init() {
-	formats.Register(".graph.json", func(r io.Reader, name string) (*model.Problem, error) {
+	read := func(r io.Reader, name string) (*model.Problem, error) {
 		p, _, err := Read(r, name)
 		return p, err
-	})
+	}
+	formats.Register(".graph.json", read)
+	formats.RegisterSniffer(Sniff, read)
+}
+
+// Sniff reports whether data looks like a model graph: a JSON object with
+// "ops" or "models" (a JSON problem has "buffers" instead).
+func Sniff(data []byte) bool {
+	t := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\ufeff")))
+	return len(t) > 0 && t[0] == '{' && (bytes.Contains(t, []byte(`"ops"`)) || bytes.Contains(t, []byte(`"models"`)))
 }
 
 // Read decodes a .graph.json model graph and builds the buffer problem (see
