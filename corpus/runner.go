@@ -48,6 +48,12 @@ type Config struct {
 	// Layout is "offsets" (default) or "blocks" (blocks.Solve; Methods are
 	// then block methods, see BlockMethods).
 	Layout string
+	// Tune, when set, adjusts each offset solve before it starts: it may
+	// set fields of opt, return a context carrying planner settings, and
+	// return the problem to solve and verify against (p itself or a
+	// changed copy; p is shared between methods and must not be changed).
+	// Block layouts do not call it.
+	Tune func(ctx context.Context, p *model.Problem, opt *solve.Options) (context.Context, *model.Problem)
 	// OnRun, when set, is called after each solve (from worker goroutines,
 	// one call at a time).
 	OnRun func(instance string, r MethodRun)
@@ -209,6 +215,10 @@ func solveOne(ctx context.Context, p *model.Problem, method string, cfg Config, 
 		run.Err = err
 		return run
 	}
+	opt := solve.Options{Method: method, TimeLimit: cfg.TimeLimit, Threads: threads, Seed: cfg.Seed}
+	if cfg.Tune != nil && cfg.Layout != "blocks" {
+		ctx, p = cfg.Tune(ctx, p, &opt)
+	}
 	start := time.Now()
 	type outcome struct {
 		r   *solve.Result
@@ -221,7 +231,7 @@ func solveOne(ctx context.Context, p *model.Problem, method string, cfg Config, 
 			done <- outcome{r, err}
 			return
 		}
-		r, err := solve.Solve(ctx, p, solve.Options{Method: method, TimeLimit: cfg.TimeLimit, Threads: threads, Seed: cfg.Seed})
+		r, err := solve.Solve(ctx, p, opt)
 		done <- outcome{r, err}
 	}()
 	hard := cfg.HardLimit

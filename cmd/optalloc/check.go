@@ -70,6 +70,7 @@ result depends on the machine's speed: gate them with a --tolerance.
 			fs.Bool("json", false, "print the report as JSON on stdout")
 			fs.BoolP("quiet", "q", false, "no progress bar")
 			poolFlag(fs)
+			plannerOptFlag(fs)
 		},
 		run: runCheck,
 	})
@@ -80,6 +81,8 @@ type baselineFile struct {
 	Version   string  `json:"optalloc_version"`
 	Method    string  `json:"method"`
 	TimeLimit float64 `json:"time_limit_seconds"`
+	// PlannerOpts are the --planner-opt values the baseline was made with.
+	PlannerOpts []string `json:"planner_opts,omitempty"`
 	// Paths says how instance keys are written: "relative to the baseline"
 	// (keys are paths relative to the baseline file's folder); absent in
 	// older baselines, whose keys are paths as given on the command line.
@@ -288,11 +291,19 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if base != nil && base.Method != "" && base.Method != method && !quiet {
 		fmt.Fprintf(e.stderr, "optalloc check: warning: the baseline was made with --method %s, checking with %s\n", base.Method, method)
 	}
+	popts, err := plannerOptsFor(fs, layout)
+	if err != nil {
+		return err
+	}
+	optArgs, _ := fs.GetStringArray("planner-opt")
+	if base != nil && !slices.Equal(base.PlannerOpts, optArgs) && !quiet {
+		fmt.Fprintf(e.stderr, "optalloc check: warning: the baseline was made with --planner-opt %q, checking with %q\n", base.PlannerOpts, optArgs)
+	}
 	insts, err := loadInstances(e, args)
 	if err != nil {
 		return err
 	}
-	cfg := corpus.Config{Methods: []string{method}, TimeLimit: limit, Workers: threads, Seed: seed, Layout: layout}
+	cfg := corpus.Config{Methods: []string{method}, TimeLimit: limit, Workers: threads, Seed: seed, Layout: layout, Tune: popts.tune()}
 	results := runWithBar(ctx, e, insts, cfg, quiet)
 	if err := ctx.Err(); err != nil {
 		return failure("interrupted: %v", err)
@@ -331,6 +342,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 
 	if writePath != "" {
 		nb := newBaseline(results, method, limit, writePath)
+		nb.PlannerOpts = optArgs
 		if err := writeOutput(e, writePath, func(w io.Writer) error { return writeJSON(w, nb) }); err != nil {
 			return err
 		}

@@ -52,6 +52,7 @@ Exit 1 when a method failed or produced an invalid plan on some input.`,
 			fs.Int("threads", 0, "inputs solved at the same time (0 = all cores)")
 			fs.Int64("seed", 1, "seed passed to every solve")
 			fs.BoolP("quiet", "q", false, "no progress bar")
+			plannerOptFlag(fs)
 			poolFlag(fs)
 		},
 		run: runCompare,
@@ -227,11 +228,15 @@ func runCompare(ctx context.Context, e *env, args []string) error {
 	if limit < 0 || threads < 0 {
 		return usageErr("--time-limit and --threads must not be negative")
 	}
+	popts, err := plannerOptsFor(fs, layout)
+	if err != nil {
+		return err
+	}
 	insts, err := loadInstances(e, args)
 	if err != nil {
 		return err
 	}
-	cfg := corpus.Config{Methods: methods, TimeLimit: limit, Workers: threads, Seed: seed, Layout: layout}
+	cfg := corpus.Config{Methods: methods, TimeLimit: limit, Workers: threads, Seed: seed, Layout: layout, Tune: popts.tune()}
 	results := runWithBar(ctx, e, insts, cfg, quiet)
 	if asJSON {
 		err = writeJSON(e.stdout, compareToJSON(results, methods, limit))

@@ -191,6 +191,10 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
+	popts, err := plannerOptsFor(fs, layout)
+	if err != nil {
+		return err
+	}
 	p, err := loadProblem(e, args[0])
 	if err != nil {
 		return err
@@ -220,9 +224,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 			f.set(&opt)
 		}
 	}
-	if ctx, err = applyPlannerOpts(ctx, fs, p, &opt); err != nil {
-		return err
-	}
+	ctx, p = popts.apply(ctx, p, &opt)
 	if orders, _ := fs.GetStringSlice("bnb-orders"); len(orders) > 0 {
 		if err := bnb.CheckOrders(orders); err != nil {
 			return usageErr("--bnb-orders: %v", err)

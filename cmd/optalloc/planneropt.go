@@ -146,25 +146,24 @@ func plannerOptFlag(fs *pflag.FlagSet) {
 	fs.StringArray("planner-opt", nil, b.String())
 }
 
-// applyPlannerOpts reads --planner-opt into opt, the context the planners
-// run in, and p (scratch.fast_pool=critical narrows scratch buffers' pools).
-// A bad key or value is a usage error naming it.
-func applyPlannerOpts(ctx context.Context, fs *pflag.FlagSet, p *model.Problem, opt *solve.Options) (context.Context, error) {
+// parsePlannerOpts reads --planner-opt; nil when it is not given. A bad
+// key or value is a usage error naming it.
+func parsePlannerOpts(fs *pflag.FlagSet) (*plannerSettings, error) {
 	args, err := fs.GetStringArray("planner-opt")
 	if err != nil || len(args) == 0 {
-		return ctx, nil
+		return nil, nil
 	}
-	var s plannerSettings
+	s := &plannerSettings{}
 	for _, a := range args {
 		key, v, ok := strings.Cut(a, "=")
 		if !ok {
-			return ctx, usageErr("--planner-opt %q: want NAME.KEY=VALUE (see 'optalloc help plan')", a)
+			return nil, usageErr("--planner-opt %q: want NAME.KEY=VALUE (see 'optalloc help plan')", a)
 		}
 		found := false
 		for _, o := range plannerOpts {
 			if o.key == strings.TrimSpace(key) {
-				if err := o.set(&s, strings.TrimSpace(v)); err != nil {
-					return ctx, usageErr("--planner-opt %s: %v", key, err)
+				if err := o.set(s, strings.TrimSpace(v)); err != nil {
+					return nil, usageErr("--planner-opt %s: %v", key, err)
 				}
 				found = true
 			}
@@ -174,16 +173,53 @@ func applyPlannerOpts(ctx context.Context, fs *pflag.FlagSet, p *model.Problem, 
 			for i, o := range plannerOpts {
 				keys[i] = o.key
 			}
-			return ctx, usageErr("--planner-opt: unknown option %q (known: %s)", key, strings.Join(keys, ", "))
+			return nil, usageErr("--planner-opt: unknown option %q (known: %s)", key, strings.Join(keys, ", "))
 		}
+	}
+	return s, nil
+}
+
+// plannerOptsFor is parsePlannerOpts for a layout: the options tune the
+// offset planners, so --layout blocks refuses them rather than ignore them.
+func plannerOptsFor(fs *pflag.FlagSet, layout string) (*plannerSettings, error) {
+	s, err := parsePlannerOpts(fs)
+	if err == nil && s != nil && layout == "blocks" {
+		return nil, usageErr("--planner-opt tunes the offset planners; not available with --layout blocks")
+	}
+	return s, err
+}
+
+// apply puts the settings into opt and the context the planners run in;
+// it returns the problem to solve, which is p unless scratch.fast_pool=
+// critical narrows scratch buffers' pools (then a copy: p is not changed,
+// so that a corpus can share it between methods).
+func (s *plannerSettings) apply(ctx context.Context, p *model.Problem, opt *solve.Options) (context.Context, *model.Problem) {
+	if s == nil {
+		return ctx, p
+	}
+	h := s.h // each solve gets its own copy: planners may run concurrently
+	if s.h.FreeList != nil {
+		fl := *s.h.FreeList
+		h.FreeList = &fl
 	}
 	opt.Scratch = s.scratch
 	if s.tiers == "reuse-first" || s.tiers == "fill-fast" {
-		s.freeList().FillFast = s.tiers == "fill-fast"
-		opt.FreeListTiers = s.h.FreeList
+		if h.FreeList == nil {
+			h.FreeList = &heuristics.FreeList{}
+		}
+		h.FreeList.FillFast = s.tiers == "fill-fast"
+		opt.FreeListTiers = h.FreeList
 	}
 	if s.slowScratch {
-		*p = *heuristics.SlowScratch(p)
+		p = heuristics.SlowScratch(p)
 	}
-	return heuristics.WithSettings(ctx, &s.h), nil
+	return heuristics.WithSettings(ctx, &h), p
+}
+
+// tune is apply as a corpus.Config.Tune; nil when there are no settings.
+func (s *plannerSettings) tune() func(context.Context, *model.Problem, *solve.Options) (context.Context, *model.Problem) {
+	if s == nil {
+		return nil
+	}
+	return s.apply
 }

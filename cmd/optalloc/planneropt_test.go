@@ -120,3 +120,54 @@ func TestPlannerOptFreeListTiers(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, `"fast" is not one of fill-fast, off, reuse-first`)
 }
+
+// TestPlannerOptCompareCheck: compare and check pass --planner-opt to every
+// solve (the same peaks as plan with it), check records it in a baseline
+// and warns when a check runs with other options, and --layout blocks
+// refuses it instead of ignoring it.
+func TestPlannerOptCompareCheck(t *testing.T) {
+	needShared(t)
+	in := shared + "/minimalloc/A.1048576.csv"
+	opt := "freelist.split=largest"
+	code, stdout, stderr := cli(t, "", "compare", in, "--methods", "freelist", "--format", "csv", "-q", "--planner-opt", opt)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "2953216")
+	code, stdout, stderr = cli(t, "", "compare", in, "--methods", "freelist", "--format", "csv", "-q")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "2305024")
+
+	base := filepath.Join(t.TempDir(), "base.json")
+	code, _, stderr = cli(t, "", "check", in, "--method", "freelist", "--write-baseline", base, "-q", "--planner-opt", opt)
+	require.Equal(t, 0, code, stderr)
+	data, err := os.ReadFile(base)
+	require.NoError(t, err)
+	var b struct {
+		PlannerOpts []string `json:"planner_opts"`
+		Instances   map[string]struct {
+			Peak int64 `json:"peak"`
+		} `json:"instances"`
+	}
+	require.NoError(t, json.Unmarshal(data, &b))
+	require.Equal(t, []string{opt}, b.PlannerOpts)
+	require.Len(t, b.Instances, 1)
+	for _, e := range b.Instances {
+		require.Equal(t, int64(2953216), e.Peak)
+	}
+	// the same options: passes silently; without them: better, with a warning
+	code, _, stderr = cli(t, "", "check", in, "--baseline", base, "-q", "--planner-opt", opt)
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, stderr, "warning")
+	code, _, stderr = cli(t, "", "check", in, "--baseline", base)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "warning: the baseline was made with --planner-opt")
+
+	for _, cmd := range []string{"compare", "check", "plan"} {
+		args := []string{cmd, in, "--layout", "blocks", "--planner-opt", opt}
+		if cmd == "check" {
+			args = append(args, "--write-baseline", filepath.Join(t.TempDir(), "b.json"))
+		}
+		code, _, stderr = cli(t, "", args...)
+		require.Equal(t, 2, code, cmd)
+		require.Contains(t, stderr, "not available with --layout blocks", cmd)
+	}
+}
