@@ -44,8 +44,7 @@ var sniffers []sniffer
 
 // RegisterSniffer makes LoadBytes (standard input) use read for data that
 // sniff recognises. Sniffers run in registration order, before the JSON
-// and CSV defaults of LoadBytes; a format without a magic number
-// (ONNX) registers none and is chosen by suffix only.
+// and CSV defaults of LoadBytes.
 func RegisterSniffer(sniff func(head []byte) bool, read Reader) {
 	sniffers = append(sniffers, sniffer{sniff, read})
 }
@@ -87,7 +86,7 @@ func Load(path string) (*model.Problem, error) {
 }
 
 // LoadBytes reads a problem held in memory, sniffing the format: a
-// registered sniffer first (TFLite, allocation traces, model graphs), then
+// registered sniffer first (TFLite, ONNX, allocation traces, model graphs), then
 // a leading '{' is a JSON problem, anything else CSV.
 func LoadBytes(data []byte, name string) (*model.Problem, error) {
 	for _, s := range sniffers {

@@ -21,6 +21,9 @@ func loadProblem(e *env, path string) (*model.Problem, error) {
 			if err != nil {
 				return nil, &model.InputError{File: "<stdin>", Msg: err.Error()}
 			}
+			if p, ok, err := loadONNXBytes(e, data, "<stdin>"); ok {
+				return p, err
+			}
 			return formats.LoadBytes(data, "<stdin>")
 		}
 		if p, ok, err := loadONNX(e, path); ok {

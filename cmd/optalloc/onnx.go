@@ -25,20 +25,44 @@ func loadONNX(e *env, path string) (p *model.Problem, ok bool, err error) {
 	if !strings.HasSuffix(strings.ToLower(path), ".onnx") {
 		return nil, false, nil
 	}
-	dims := map[string]int64{}
-	if e.flags.Lookup("dim") != nil {
-		specs, _ := e.flags.GetStringArray("dim")
-		for _, s := range specs {
-			name, v, err := onnx.ParseDim(s)
-			if err != nil {
-				return nil, true, usageErr("%v", err)
-			}
-			dims[name] = v
-		}
+	dims, err := dimValues(e)
+	if err != nil {
+		return nil, true, err
 	}
 	a, err := onnx.LoadFile(path, onnx.Options{Dims: dims})
 	if err != nil {
 		return nil, true, err
 	}
 	return a.Problem, true, nil
+}
+
+// loadONNXBytes is loadONNX for standard input: ok is false unless data
+// looks like an ONNX model (onnx.Sniff).
+func loadONNXBytes(e *env, data []byte, name string) (p *model.Problem, ok bool, err error) {
+	if !onnx.Sniff(data) {
+		return nil, false, nil
+	}
+	dims, err := dimValues(e)
+	if err != nil {
+		return nil, true, err
+	}
+	p, err = onnx.DecodeProblem(data, name, onnx.Options{Dims: dims})
+	return p, true, err
+}
+
+// dimValues parses --dim.
+func dimValues(e *env) (map[string]int64, error) {
+	dims := map[string]int64{}
+	if e.flags.Lookup("dim") == nil {
+		return dims, nil
+	}
+	specs, _ := e.flags.GetStringArray("dim")
+	for _, s := range specs {
+		name, v, err := onnx.ParseDim(s)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		dims[name] = v
+	}
+	return dims, nil
 }

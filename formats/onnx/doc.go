@@ -25,5 +25,7 @@
 //
 // Importing the package registers the ".onnx" suffix with
 // formats.Register, so formats.Load("net.onnx") returns the problem of a
-// model whose dimensions are all fixed.
+// model whose dimensions are all fixed, and Sniff with
+// formats.RegisterSniffer, so that a model on standard input is recognised
+// (ONNX has no magic number: Sniff checks the first field, ir_version).
 package onnx

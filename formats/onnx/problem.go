@@ -14,15 +14,7 @@ import (
 
 func init() {
 	formats.Register(".onnx", func(r io.Reader, name string) (*model.Problem, error) {
-		m, err := Read(r, name)
-		if err != nil {
-			return nil, err
-		}
-		a, err := m.Arena(Options{})
-		if err != nil {
-			return nil, err
-		}
-		return a.Problem, nil
+		return readProblem(r, name, Options{})
 	})
 }
 
