@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/optalloc/optalloc/encode"
+	"github.com/optalloc/optalloc/exact/sat"
 	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/internal/brute"
 	"github.com/optalloc/optalloc/model"
@@ -158,7 +158,7 @@ func TestAlignBoundGapsAndAliases(t *testing.T) {
 		if p == nil {
 			continue
 		}
-		pl, lb, _, err := encode.Minimise(context.Background(), p, nil, 0, encode.Options{}, nil)
+		pl, lb, _, err := sat.Minimise(context.Background(), p, nil, 0, sat.Options{}, nil)
 		if err != nil || pl == nil || lb != pl.Peak(p) {
 			continue // no plan, or not proven
 		}

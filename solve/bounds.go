@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/optalloc/optalloc/encode"
+	"github.com/optalloc/optalloc/exact/bnb"
+	"github.com/optalloc/optalloc/exact/sat"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/solve/bnb"
 )
 
 // Bound is a proven lower bound on the peak and how it was proven.
@@ -33,7 +33,7 @@ type Bound struct {
 //     pushed-down plan's peak is one); a plan at C ends the climb (the bound
 //     is then the optimum);
 //   - the SAT engine refutes time windows and rounded-down relaxations
-//     (encode.ProveLowerBound);
+//     (sat.ProveLowerBound);
 //   - the branch-and-bound minimises clipped time windows of a few sections,
 //     and SAT refutes those it leaves open (windowbound.go): a window's
 //     optimum bounds the whole problem.
@@ -74,7 +74,7 @@ func ProveBound(ctx context.Context, p *model.Problem, opt Options) (*Bound, err
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lb, how, st, err := encode.ProveLowerBound(ctx, p, opt.SAT)
+			lb, how, st, err := sat.ProveLowerBound(ctx, p, opt.SAT)
 			mu.Lock()
 			b.Stats["sat"] = st
 			mu.Unlock()

@@ -222,7 +222,7 @@ func (s *solver) runCoarse(ctx context.Context) error {
 		return nil
 	}
 	if s.satMinimisesWhole() {
-		// SAT minimises the whole problem (encode.Gallop), and the
+		// SAT minimises the whole problem (sat.Gallop), and the
 		// restrictions only take its time. MiniMalloc with alignment 65536
 		// on buffers ≥ 64 KiB, auto 60 s, three runs each with and
 		// without them: C 1 192 960–1 221 632 → 1 174 528–1 189 888, K

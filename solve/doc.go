@@ -24,7 +24,7 @@
 // On sparsely aligned problems (a third of the buffers aligned to at least
 // 8 grid units) the aligned buffers have few offsets each and SAT answers
 // whole problems: the SAT engine then gets a larger encoding budget and
-// descends with encode.Gallop, and the window bounds (windowbound.go:
+// descends with sat.Gallop, and the window bounds (windowbound.go:
 // clipped stretches of time minimised by the branch-and-bound and refuted
 // by SAT) race to raise the lower bound; elsewhere they run only in
 // ProveBound.

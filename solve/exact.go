@@ -5,10 +5,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/optalloc/optalloc/encode"
+	"github.com/optalloc/optalloc/exact/bnb"
+	"github.com/optalloc/optalloc/exact/sat"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/solve/bnb"
 )
 
 // engines returns which exact engines the method runs.
@@ -294,7 +294,7 @@ func (s *solver) exactAdmits() bool {
 		s.declined["bnb"] = why
 	}
 	if useSAT {
-		ok, why := encode.Admits(s.p, s.res.LowerBound, s.satOptions())
+		ok, why := sat.Admits(s.p, s.res.LowerBound, s.satOptions())
 		if ok {
 			return true
 		}
@@ -310,7 +310,7 @@ func (s *solver) exactAdmits() bool {
 // (sparsely aligned problems) the budget is satAlignedMaxClauses, alone or
 // racing: large alignments leave the aligned buffers a few offsets each,
 // and gini answers whole problems far beyond the race's budget.
-func (s *solver) satOptions() encode.Options {
+func (s *solver) satOptions() sat.Options {
 	opt := s.opt.SAT
 	if s.opt.Method != "sat" && opt.MaxClauses == 0 {
 		opt.MaxClauses = satRaceMaxClauses
@@ -333,20 +333,20 @@ func (s *solver) satEngine() engine {
 		// period.
 		delay = satRaceDelay
 	}
-	minimise := encode.Minimise
+	minimise := sat.Minimise
 	if s.gallops() {
 		// MiniMalloc K with alignment 65536 (7 M clauses) fits 1200 KiB
 		// in 11 s, where every other engine stays above 1328 KiB. The
 		// incumbent is far above the optimum, so the descent gallops
-		// instead of stepping one unit at a time (encode.Gallop).
-		minimise = encode.Gallop
+		// instead of stepping one unit at a time (sat.Gallop).
+		minimise = sat.Gallop
 	}
 	return engine{
 		name:  "sat",
 		delay: delay,
 		decide: func(ctx context.Context, p *model.Problem, c int64) (*model.Plan, outcome, any, error) {
-			plan, status, st, err := encode.Decide(ctx, p, c, opt)
-			return plan, map[encode.Status]outcome{encode.Feasible: fits, encode.Infeasible: refuted}[status], st, err
+			plan, status, st, err := sat.Decide(ctx, p, c, opt)
+			return plan, map[sat.Status]outcome{sat.Feasible: fits, sat.Infeasible: refuted}[status], st, err
 		},
 		minimise: func(ctx context.Context, p *model.Problem, inc *model.Plan, lb int64, on func(*model.Plan)) (int64, any, error) {
 			_, lb, st, err := minimise(ctx, p, inc, lb, opt, on)
@@ -410,7 +410,7 @@ func (s *solver) windowEngine(r *race) engine {
 // 540 MB resident).
 const satAlignedMaxClauses = 16_000_000
 
-// gallops reports whether the SAT engine minimises with encode.Gallop and
+// gallops reports whether the SAT engine minimises with sat.Gallop and
 // a budget of satAlignedMaxClauses: on sparsely aligned problems, unless
 // the caller set a budget of its own.
 func (s *solver) gallops() bool {
@@ -428,7 +428,7 @@ func (s *solver) satWhole(height int64) bool {
 	if _, useSAT := s.engines(); !useSAT || !s.gallops() || height <= 0 {
 		return false
 	}
-	ok, _ := encode.Admits(s.p, height, s.satOptions())
+	ok, _ := sat.Admits(s.p, height, s.satOptions())
 	return ok
 }
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optalloc/optalloc/exact/bnb"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/solve/bnb"
 )
 
 // Time-window refinement: on a long schedule the peak of a plan is set in a

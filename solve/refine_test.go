@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/exact/bnb"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/internal/brute"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/solve/bnb"
 	"github.com/optalloc/optalloc/verify"
 )
 

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/optalloc/optalloc/exact/bnb"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/solve/bnb"
 )
 
 // The refiner's state and its windows (see refine.go): which groups live

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optalloc/optalloc/encode"
+	"github.com/optalloc/optalloc/exact/bnb"
+	"github.com/optalloc/optalloc/exact/sat"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/solve/bnb"
 	"github.com/optalloc/optalloc/verify"
 )
 
@@ -52,7 +52,7 @@ type Options struct {
 	// BnB and SAT configure the exact engines (pruning switches, budgets);
 	// Threads and Seed above override theirs.
 	BnB bnb.Options
-	SAT encode.Options
+	SAT sat.Options
 	// Scratch configures the scratch gap-filling pass run on the final
 	// plan (heuristics.FillScratch). The planners' own knobs travel in the
 	// context (heuristics.WithSettings).

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/optalloc/optalloc/encode"
+	"github.com/optalloc/optalloc/exact/bnb"
+	"github.com/optalloc/optalloc/exact/sat"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/solve/bnb"
 )
 
 // Window bounds.
@@ -166,12 +166,12 @@ func satWindow(ctx context.Context, q *model.Problem, opt Options, g, ub int64, 
 		}
 		wctx, cancel := context.WithTimeout(ctx, satWindowTime)
 		t := time.Now()
-		plan, status, _, err := encode.Decide(wctx, q, x, opt.SAT)
+		plan, status, _, err := sat.Decide(wctx, q, x, opt.SAT)
 		cancel()
 		switch {
-		case err != nil || status == encode.Unknown:
+		case err != nil || status == sat.Unknown:
 			return
-		case status == encode.Infeasible:
+		case status == sat.Infeasible:
 			raise(x+g, fmt.Sprintf("more than %d (refuted by SAT on that window in %.2fs; peaks are multiples of %d)", x, time.Since(t).Seconds(), g))
 			step = max(1, 2*step)
 		default:

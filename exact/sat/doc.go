@@ -1,4 +1,4 @@
-// Package encode is optalloc's SAT engine on gini: a (sub)problem and a
+// Package sat is optalloc's SAT engine on gini: a (sub)problem and a
 // height H become CNF, and gini's answers become plans, infeasibility
 // proofs and lower bounds.
 //
@@ -70,4 +70,4 @@
 // process ("internal error in solve: sat model"); the encoder marks itself
 // dead instead. Conflict counts are read from gini's unexported statistics
 // by reflection (0 if the layout differs).
-package encode
+package sat

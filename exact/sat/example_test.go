@@ -1,10 +1,10 @@
-package encode_test
+package sat_test
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/optalloc/optalloc/encode"
+	"github.com/optalloc/optalloc/exact/sat"
 	"github.com/optalloc/optalloc/model"
 )
 
@@ -22,12 +22,12 @@ func example() *model.Problem {
 func ExampleDecide() {
 	p := example()
 	ctx := context.Background()
-	pl, status, _, err := encode.Decide(ctx, p, 12, encode.Options{})
+	pl, status, _, err := sat.Decide(ctx, p, 12, sat.Options{})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(status, pl.Peak(p))
-	_, status, st, _ := encode.Decide(ctx, p, 11, encode.Options{})
+	_, status, st, _ := sat.Decide(ctx, p, 11, sat.Options{})
 	fmt.Println(status, "—", st.Reason)
 	// Output:
 	// feasible 12
@@ -36,7 +36,7 @@ func ExampleDecide() {
 
 func ExampleMinimise() {
 	p := example()
-	pl, lb, _, err := encode.Minimise(context.Background(), p, nil, 0, encode.Options{}, nil)
+	pl, lb, _, err := sat.Minimise(context.Background(), p, nil, 0, sat.Options{}, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -53,7 +53,7 @@ func ExampleGallop() {
 		{ID: "y", Start: 0, End: 1, Size: 2, Align: 4},
 		{ID: "z", Start: 0, End: 1, Size: 2, Align: 4},
 	}}
-	pl, lb, _, err := encode.Gallop(context.Background(), p, nil, 0, encode.Options{}, nil)
+	pl, lb, _, err := sat.Gallop(context.Background(), p, nil, 0, sat.Options{}, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -70,7 +70,7 @@ func ExampleProveLowerBound() {
 		{ID: "y", Start: 0, End: 2, Size: 2, Align: 4},
 		{ID: "z", Start: 1, End: 2, Size: 2, Align: 4},
 	}}
-	lb, how, _, err := encode.ProveLowerBound(context.Background(), p, encode.Options{})
+	lb, how, _, err := sat.ProveLowerBound(context.Background(), p, sat.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -88,7 +88,7 @@ func ExampleImprove() {
 		stacked.Placements[i].Offset = top
 		top += p.Buffers[i].Size
 	}
-	pl, _, err := encode.Improve(context.Background(), p, stacked, encode.Options{LNSBuffers: 2}, nil)
+	pl, _, err := sat.Improve(context.Background(), p, stacked, sat.Options{LNSBuffers: 2}, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -106,9 +106,9 @@ func ExampleDecide_gaps() {
 		{ID: "c", Start: 1, End: 4, Size: 4},
 	}}
 	ctx := context.Background()
-	_, status, st, _ := encode.Decide(ctx, p, 6, encode.Options{})
+	_, status, st, _ := sat.Decide(ctx, p, 6, sat.Options{})
 	fmt.Println(status, "—", st.Reason)
-	pl, lb, _, _ := encode.Minimise(ctx, p, nil, 0, encode.Options{}, nil)
+	pl, lb, _, _ := sat.Minimise(ctx, p, nil, 0, sat.Options{}, nil)
 	fmt.Println("peak", pl.Peak(p), "proven lower bound", lb)
 	// Output:
 	// infeasible — unsatisfiable at 6 units of 1 bytes

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/optalloc/optalloc/exact/bnb"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/solve/bnb"
 )
 
 func example() *model.Problem {

@@ -1,4 +1,4 @@
-package encode
+package sat
 
 import (
 	"context"
@@ -35,7 +35,7 @@ var perfectCases = []struct {
 // Reports the encoding size, gini's conflicts and whether it was solved
 // within 20 s.
 //
-//	go test ./encode -run '^$' -bench PerfectPacking -benchtime 3x
+//	go test ./exact/sat -run '^$' -bench PerfectPacking -benchtime 3x
 func BenchmarkPerfectPacking(b *testing.B) {
 	for _, c := range perfectCases {
 		for seed := uint64(1); seed <= 3; seed++ {
@@ -265,7 +265,7 @@ func TestLongAblation(t *testing.T) {
 // outlive their root. Reports the peak and the proven bound relative to
 // max-live, and proven = 1 when the bound meets the peak.
 //
-//	go test ./encode -run '^$' -bench GapsAliases -benchtime 1x
+//	go test ./exact/sat -run '^$' -bench GapsAliases -benchtime 1x
 func BenchmarkGapsAliases(b *testing.B) {
 	shape := gapOpts{horizon: 30, maxSize: 16, gap: 0.4, window: 0.5, alias: 0.25, twoGaps: true, split: true}
 	for _, n := range []int{20, 40} {
