@@ -8,6 +8,7 @@ import (
 
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/refine"
 )
 
 // Squeaky-wheel improvement of large problems (heuristics.Squeaky.Improve):
@@ -22,7 +23,7 @@ import (
 // the exact engines and the refinement do better; above, one round (a
 // first-fit pass over every buffer) takes seconds.
 const (
-	squeakyMin = refineMinBuffers
+	squeakyMin = refine.MinBuffers
 	squeakyMax = 100000
 )
 

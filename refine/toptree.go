@@ -1,4 +1,4 @@
-package solve
+package refine
 
 // topTree is a segment tree over values (the tops of the refiner's groups)
 // that gives, after each change in O(log n), the highest value, the first

@@ -1,4 +1,4 @@
-package solve
+package refine
 
 import (
 	"cmp"
@@ -9,7 +9,7 @@ import (
 	"github.com/optalloc/optalloc/model"
 )
 
-// The refiner's state and its windows (see refine.go): which groups live
+// The refiner's state and its windows (see Refine): which groups live
 // where in time, the peak, and the sub-problem of a window.
 
 // refiner holds a plan being refined.
@@ -42,7 +42,7 @@ type refiner struct {
 	long []int32
 	// Counters for the statistics.
 	windows, improved, nodes int64
-	// work is the budget of a window (see refineWork).
+	// work is the budget of a window (see Work).
 	work int64
 	// stopped says why the refinement stopped before the bound.
 	stopped string
