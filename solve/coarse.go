@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/optalloc/optalloc/bounds"
 	"github.com/optalloc/optalloc/model"
 )
 
@@ -48,7 +49,7 @@ func part(ctx context.Context, n int) time.Duration {
 // plainBuffer) is off that grid.
 func coarseLevels(p *model.Problem) []int64 {
 	pool := &p.PoolList()[0]
-	g := gridOf(p)
+	g := bounds.Grid(p)
 	var amax int64
 	for i := range p.Buffers {
 		amax = max(amax, p.Buffers[i].AlignmentIn(pool))
@@ -57,7 +58,7 @@ func coarseLevels(p *model.Problem) []int64 {
 	if 8*g > amax {
 		return nil // no level (wholeBuffers alone took 0.37 s on 1 000 000 buffers)
 	}
-	whole := wholeBuffers(p)
+	whole := bounds.WholeBuffers(p)
 	for k := int64(2); k <= 8; k *= 2 {
 		a := k * g
 		if 4*a > amax {
@@ -88,8 +89,8 @@ const largeAlign = 8
 func (s *solver) alignedFirst(ctx context.Context) (*model.Problem, error) {
 	p := s.p
 	pool := &p.PoolList()[0]
-	g := gridOf(p)
-	whole := wholeBuffers(p)
+	g := bounds.Grid(p)
+	whole := bounds.WholeBuffers(p)
 	sub := &model.Problem{Name: p.Name, Pools: append([]model.Pool(nil), p.Pools...)}
 	var idx []int
 	for i := range p.Buffers {
@@ -119,7 +120,7 @@ func (s *solver) alignedFirst(ctx context.Context) (*model.Problem, error) {
 
 // plainBuffer reports whether buffer i may be restricted: positive size, no
 // pin, no gaps, no hint, not in an alias group (a member's offset follows its
-// root's, so their alignments are tied); whole is wholeBuffers(p).
+// root's, so their alignments are tied); whole is bounds.WholeBuffers(p).
 func plainBuffer(p *model.Problem, whole []bool, i int) bool {
 	b := &p.Buffers[i]
 	return b.Size > 0 && b.Pin == nil && len(b.Gaps) == 0 && b.Hint == nil && whole[i]
@@ -144,7 +145,7 @@ func ownBuffers(p *model.Problem) *model.Problem {
 // so a plan of the copy is a plan of p.
 func restrict(p *model.Problem, a int64) *model.Problem {
 	q := ownBuffers(p)
-	whole := wholeBuffers(p)
+	whole := bounds.WholeBuffers(p)
 	for i := range q.Buffers {
 		if restrictable(p, whole, i, a) {
 			q.Buffers[i].Align = a

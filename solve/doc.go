@@ -3,11 +3,11 @@
 // engines while time remains, verify the result, and report the plan with
 // its peak, lower bound, gap and proof status.
 //
-// The lower bound starts at max-live, raised with alignments (AlignBound):
+// The lower bound starts at max-live, raised with alignments (bounds.Align):
 // at one time, aligned buffers waste the padding of their last blocks that
-// other bytes cannot fill (alignbound.go); across two times, a buffer live
+// other bytes cannot fill (bounds.Align); across two times, a buffer live
 // at both keeps its offset, so it must avoid the union of the aligned
-// buffers live at only one of them (pairbound.go).
+// buffers live at only one of them (bounds/pair.go).
 //
 // When some buffers have large alignments, the minimisation first solves
 // restrictions of the problem (coarse.go: the plain buffers aligned to a
@@ -24,13 +24,13 @@
 // On sparsely aligned problems (a third of the buffers aligned to at least
 // 8 grid units) the aligned buffers have few offsets each and SAT answers
 // whole problems: the SAT engine then gets a larger encoding budget and
-// descends with sat.Gallop, and the window bounds (windowbound.go:
+// descends with sat.Gallop, and the window bounds (bounds.Windows:
 // clipped stretches of time minimised by the branch-and-bound and refuted
 // by SAT) race to raise the lower bound; elsewhere they run only in
 // ProveBound.
 //
 // On problems of 2 000 buffers or more, the time-window refinement
-// (refine.go, refinewindow.go) re-plans the stretch of time around the peak
+// (package refine) re-plans the stretch of time around the peak
 // with the branch-and-bound, everything else pinned, window after window:
 // long schedules (chains of ops, graphs with in-place views) reach max-live
 // where the heuristics end 8–27% above it.

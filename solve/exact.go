@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/optalloc/optalloc/bounds"
 	"github.com/optalloc/optalloc/exact/bnb"
 	"github.com/optalloc/optalloc/exact/sat"
 	"github.com/optalloc/optalloc/heuristics"
@@ -356,7 +357,7 @@ func (s *solver) satEngine() engine {
 }
 
 // windowEngine joins a race on sparsely aligned problems (see raceEngines)
-// with the window bounds of windowbound.go (after windowDelay): the buffers
+// with the window bounds of bounds.Windows (after bounds.WindowDelay): the buffers
 // of a short stretch of time, clipped to it, minimised by the
 // branch-and-bound and refuted by SAT, raise the race's lower bound, and a
 // decision's capacity is refuted once the bound exceeds it; it offers no
@@ -377,7 +378,7 @@ func (s *solver) windowEngine(r *race) engine {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		how := ""
-		n := windowBound(ctx, p, s.opt, current, func(v int64, _, detail string) {
+		n := bounds.Windows(ctx, p, s.opt.boundsOptions(), current, func(v int64, _, detail string) {
 			if v > current() {
 				how = detail
 			}
@@ -390,7 +391,7 @@ func (s *solver) windowEngine(r *race) engine {
 	}
 	return engine{
 		name:  "window",
-		delay: windowDelay,
+		delay: bounds.WindowDelay,
 		decide: func(ctx context.Context, p *model.Problem, c int64) (*model.Plan, outcome, any, error) {
 			st := prove(ctx, p, c)
 			if current() > c {
@@ -447,7 +448,7 @@ func sparselyAligned(p *model.Problem) bool {
 		return false
 	}
 	pool := &p.PoolList()[0]
-	g := gridOf(p)
+	g := bounds.Grid(p)
 	n := 0
 	for i := range p.Buffers {
 		if p.Buffers[i].AlignmentIn(pool) >= largeAlign*g {

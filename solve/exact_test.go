@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/optalloc/optalloc/exact/bnb"
 	"github.com/optalloc/optalloc/exact/sat"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/verify"
-	"github.com/stretchr/testify/require"
 )
 
 // TestSparselyAligned: the SAT engine's larger budget and galloping descent

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optalloc/optalloc/bounds"
 	"github.com/optalloc/optalloc/exact/bnb"
 	"github.com/optalloc/optalloc/exact/sat"
 	"github.com/optalloc/optalloc/heuristics"
@@ -98,7 +99,7 @@ func Solve(ctx context.Context, p *model.Problem, opt Options) (*Result, error) 
 		return nil, err
 	}
 	s := &solver{p: p, opt: opt, start: start, validated: true}
-	if why := pinConflicts(p); why != "" {
+	if why := bounds.PinConflicts(p); why != "" {
 		return &Result{Status: Infeasible, Reason: why, Method: "pins", LowerBound: p.ComputeSweep().MaxLive,
 			Elapsed: time.Since(start)}, nil
 	}

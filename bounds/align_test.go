@@ -1,4 +1,4 @@
-package solve
+package bounds
 
 import (
 	"context"
@@ -54,7 +54,7 @@ func TestAlignBoundSections(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			require.NoError(t, tc.p.Validate())
-			got := AlignBound(tc.p)
+			got := Align(tc.p)
 			assert.Equal(t, tc.want, got.LowerBound)
 			assert.GreaterOrEqual(t, got.LowerBound, got.MaxLive)
 			if tc.p.Pools == nil {
@@ -93,7 +93,7 @@ func TestAlignBoundNeverAboveBruteForce(t *testing.T) {
 			continue // conflicting pins
 		}
 		require.Empty(t, verify.Check(p, brute.Plan(p, offs)), "instance %d: brute force plan", k)
-		got := AlignBound(p)
+		got := Align(p)
 		checked++
 		require.LessOrEqual(t, got.LowerBound, want, "instance %d: bound above the optimum (%s)", k, got.Detail())
 		require.GreaterOrEqual(t, got.LowerBound, got.MaxLive)
@@ -163,7 +163,7 @@ func TestAlignBoundGapsAndAliases(t *testing.T) {
 			continue // no plan, or not proven
 		}
 		require.Empty(t, verify.Check(p, pl))
-		got := AlignBound(p)
+		got := Align(p)
 		checked++
 		require.LessOrEqual(t, got.LowerBound, lb, "instance %d: %s; %+v", k, got.Detail(), p.Buffers)
 		if got.LowerBound > got.MaxLive {
@@ -190,54 +190,15 @@ func TestAlignBoundMiniMalloc(t *testing.T) {
 				p.Buffers[i].Align = 65536
 			}
 		}
-		got := AlignBound(p)
+		got := Align(p)
 		// One time alone says only max-live on C (its paddings can be
-		// filled); two times say more (pairbound.go).
+		// filled); two times say more (pair.go).
 		assert.Greater(t, got.LowerBound, got.MaxLive, name)
 		if name == "C" {
 			assert.True(t, got.Pair, "C: the two-time bound")
 		}
 		t.Logf("%s: max-live %d, align bound %d (%s)", name, got.MaxLive, got.LowerBound, got.Detail())
 	}
-}
-
-// TestSolveReportsAlignBound: on an aligned instance Solve reports the
-// alignment bound as the lower bound and optimal when the plan reaches it,
-// even without the exact engines; a capacity below the bound is refuted by
-// it; ProveBound starts from it with method "align".
-func TestSolveReportsAlignBound(t *testing.T) {
-	// Three 65-byte buffers aligned to 64 live together on [1, 3), with a
-	// fourth unaligned one before and after: max-live 195, optimum 321.
-	p := &model.Problem{Name: "aligned", Buffers: []model.Buffer{
-		{ID: "x", Start: 0, End: 2, Size: 65, Align: 64},
-		{ID: "y", Start: 1, End: 3, Size: 65, Align: 64},
-		{ID: "z", Start: 1, End: 4, Size: 65, Align: 64},
-		{ID: "u", Start: 3, End: 5, Size: 100},
-	}}
-	require.Equal(t, int64(195), p.ComputeSweep().MaxLive)
-	want, _ := brute.Optimum(p)
-	require.Equal(t, int64(321), want)
-	for _, m := range []string{"heuristic", "auto", "greedy-size"} {
-		r, err := Solve(context.Background(), p, Options{Method: m, Threads: 1})
-		require.NoError(t, err, m)
-		require.NotNil(t, r.Plan, m)
-		require.Empty(t, verify.Check(p, r.Plan), m)
-		assert.Equal(t, int64(321), r.LowerBound, m)
-		assert.Equal(t, int64(321), r.Peak, m)
-		assert.Equal(t, Optimal, r.Status, m)
-		assert.Zero(t, r.Gap(), m)
-	}
-	r, err := Solve(context.Background(), p, Options{Capacity: 320, Threads: 1})
-	require.NoError(t, err)
-	assert.Equal(t, Infeasible, r.Status)
-	assert.Nil(t, r.Plan)
-	assert.Equal(t, "the alignment bound 321 exceeds the capacity 320", r.Reason)
-
-	b, err := ProveBound(context.Background(), p, Options{NoBnB: true, NoSAT: true})
-	require.NoError(t, err)
-	assert.Equal(t, int64(321), b.LowerBound)
-	assert.Equal(t, "align", b.Method)
-	assert.Contains(t, b.Detail, "aligned to multiples of 64")
 }
 
 // BenchmarkAlignBound: 20,000 buffers, a third aligned to 64 or 4096,
@@ -256,9 +217,9 @@ func BenchmarkAlignBound(b *testing.B) {
 		}
 		p.Buffers = append(p.Buffers, buf)
 	}
-	var r AlignBoundResult
+	var r AlignResult
 	for b.Loop() {
-		r = AlignBound(p)
+		r = Align(p)
 	}
 	b.ReportMetric(float64(r.LowerBound)/float64(r.MaxLive), "bound/max-live")
 }

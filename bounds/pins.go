@@ -1,4 +1,4 @@
-package solve
+package bounds
 
 import (
 	"fmt"
@@ -8,12 +8,12 @@ import (
 	"github.com/optalloc/optalloc/verify"
 )
 
-// pinConflicts explains why the pinned buffers alone cannot be placed: two
+// PinConflicts explains why the pinned buffers alone cannot be placed: two
 // pins that overlap while both are live, or a pin that ends beyond its
 // pool's capacity. It returns "" when the pins are consistent. Pinned
 // buffers are checked with the independent verifier on the sub-problem that
 // holds only them (and their alias members), each in its first allowed pool.
-func pinConflicts(p *model.Problem) string {
+func PinConflicts(p *model.Problem) string {
 	if !anyBuffer(p, func(b *model.Buffer) bool { return b.Pin != nil }) {
 		return "" // no pins (the sub-problem took 0.25 s on 1 000 000 buffers)
 	}
@@ -63,4 +63,20 @@ func pinConflicts(p *model.Problem) string {
 		return ""
 	}
 	return fmt.Sprintf("the pins alone cannot be placed: %s", strings.Join(why, "; "))
+}
+
+// PinTop is the highest byte a pinned buffer occupies: every plan's peak
+// is at least that.
+func PinTop(p *model.Problem) int64 {
+	var top int64
+	for i := range p.Buffers {
+		b := &p.Buffers[i]
+		if b.Pin == nil {
+			continue
+		}
+		for _, r := range b.Rects(0, nil) {
+			top = max(top, *b.Pin+r.Hi)
+		}
+	}
+	return top
 }

@@ -1,4 +1,4 @@
-package solve
+package bounds
 
 import (
 	"cmp"
@@ -38,10 +38,10 @@ const windowTime = 500 * time.Millisecond
 // 1 168 384 from one run to the next.
 const satWindowTime = 2 * time.Second
 
-// windowDelay holds the window prover back in ProveBound (mindspore
+// WindowDelay holds the window prover back in Prove (mindspore
 // bert_base: the climb proves max-live optimal in 1.6 s alone, 2.7 s with
 // the windows beside it from the start).
-const windowDelay = 2 * time.Second
+const WindowDelay = 2 * time.Second
 
 // windowRankWork caps the buffers clipped to rank windows by their
 // alignment bounds.
@@ -62,13 +62,13 @@ func aligned(p *model.Problem) bool {
 	return false
 }
 
-// windowBound minimises clipped time windows of p with the
+// Windows minimises clipped time windows of p with the
 // branch-and-bound until ctx ends or every window was tried, and calls
 // raise with every lower bound of a window it proves (its optimum when the
 // minimisation finished) that is above current(). Problems with alias
 // groups or gaps are skipped (their clipped footprints are not plain
 // rectangles). It returns the number of windows tried.
-func windowBound(ctx context.Context, p *model.Problem, opt Options, current func() int64, raise func(lb int64, method, how string)) int {
+func Windows(ctx context.Context, p *model.Problem, opt Options, current func() int64, raise func(lb int64, method, how string)) int {
 	for i := range p.Buffers {
 		if b := &p.Buffers[i]; b.Alias != nil || len(b.Gaps) > 0 {
 			return 0
@@ -107,13 +107,13 @@ func windowBound(ctx context.Context, p *model.Problem, opt Options, current fun
 			if ctx.Err() != nil {
 				return 0
 			}
-			ws[k].bound = AlignBound(clip(p, ws[k].a, ws[k].b)).LowerBound
+			ws[k].bound = Align(clip(p, ws[k].a, ws[k].b)).LowerBound
 		}
 	}
 	slices.SortStableFunc(ws, func(x, y window) int { return cmp.Compare(y.bound, x.bound) })
 	bo := opt.BnB
 	bo.Threads, bo.Seed = 1, opt.Seed
-	g := gridOf(p)
+	g := Grid(p)
 	tried := 0
 	for _, w := range ws {
 		if ctx.Err() != nil {
@@ -124,7 +124,7 @@ func windowBound(ctx context.Context, p *model.Problem, opt Options, current fun
 		q := clip(p, a, b)
 		bound := w.bound
 		if isAligned && !alignedRank {
-			bound = AlignBound(q).LowerBound
+			bound = Align(q).LowerBound
 		}
 		wctx, cancel := context.WithTimeout(ctx, windowTime)
 		t := time.Now()
@@ -185,7 +185,7 @@ func satWindow(ctx context.Context, q *model.Problem, opt Options, g, ub int64, 
 }
 
 // clip returns the buffers of p live in [a, b) with their lifetimes cut to
-// it (a relaxation of p: see windowBound).
+// it (a relaxation of p: see Windows).
 func clip(p *model.Problem, a, b int64) *model.Problem {
 	q := &model.Problem{Name: fmt.Sprintf("%s[%d,%d)", p.Name, a, b)}
 	for _, pl := range p.Pools {

@@ -1,4 +1,4 @@
-package solve
+package bounds
 
 import (
 	"fmt"
@@ -43,7 +43,7 @@ func TestPairBoundCases(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			require.NoError(t, tc.p.Validate())
-			got := AlignBound(tc.p)
+			got := Align(tc.p)
 			opt, _ := brute.Optimum(tc.p)
 			assert.Equal(t, tc.opt, opt, "brute force")
 			assert.Equal(t, tc.want, got.LowerBound, got.Detail())
@@ -75,7 +75,7 @@ func TestPairBoundNeverAboveBruteForce(t *testing.T) {
 		}
 		require.NoError(t, p.Validate())
 		opt, _ := brute.Optimum(p)
-		got := AlignBound(p)
+		got := Align(p)
 		require.LessOrEqual(t, got.LowerBound, opt, "instance %d: %s; %+v", k, got.Detail(), p.Buffers)
 		checked++
 		if got.Pair {

@@ -1,8 +1,7 @@
-package solve
+package bounds
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -18,7 +17,7 @@ import (
 func TestClipIsARelaxation(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
 	for k := 0; k < 500; k++ {
-		p := randomTimed(rng, 2+rng.IntN(6))
+		p := brute.Timed(rng, 2+rng.IntN(6))
 		opt, _ := brute.Optimum(p)
 		if opt < 0 {
 			continue // pins that collide: no plan
@@ -40,8 +39,8 @@ func TestClipIsARelaxation(t *testing.T) {
 func TestWindowBoundNeverAboveBruteForce(t *testing.T) {
 	raised := 0
 	eachFeasibleTimed(12, 4, 300, func(k int, p *model.Problem, opt int64) {
-		best := AlignBound(p).LowerBound
-		n := windowBound(context.Background(), p, Options{}, func() int64 { return best }, func(lb int64, method, how string) {
+		best := Align(p).LowerBound
+		n := Windows(context.Background(), p, Options{}, func() int64 { return best }, func(lb int64, method, how string) {
 			require.Equal(t, "window", method)
 			require.LessOrEqual(t, lb, opt, "instance %d: %s; %+v", k, how, p.Buffers)
 			if lb > best {
@@ -55,36 +54,17 @@ func TestWindowBoundNeverAboveBruteForce(t *testing.T) {
 	t.Logf("windows raised the bound on %d of 300 instances", raised)
 }
 
-// eachFeasibleTimed draws random problems of 3–7 buffers (randomTimed)
+// eachFeasibleTimed draws random problems of 3–7 buffers (brute.Timed)
 // from the seeds and calls f with each that has a plan (draw k) and its
 // brute-force optimum.
 func eachFeasibleTimed(seed1, seed2 uint64, draws int, f func(k int, p *model.Problem, opt int64)) {
 	rng := rand.New(rand.NewPCG(seed1, seed2))
 	for k := 0; k < draws; k++ {
-		p := randomTimed(rng, 3+rng.IntN(5))
+		p := brute.Timed(rng, 3+rng.IntN(5))
 		if opt, _ := brute.Optimum(p); opt >= 0 {
 			f(k, p, opt)
 		}
 	}
-}
-
-// randomTimed returns n buffers over times 0..6 with sizes 1..8, a third
-// aligned to 2 or 4 and a few pinned at aligned offsets.
-func randomTimed(rng *rand.Rand, n int) *model.Problem {
-	p := &model.Problem{Name: "timed"}
-	for i := range n {
-		s := rng.Int64N(6)
-		b := model.Buffer{ID: fmt.Sprint(i), Start: s, End: s + 1 + rng.Int64N(6-s), Size: 1 + rng.Int64N(8)}
-		if rng.IntN(3) == 0 {
-			b.Align = 2 << rng.IntN(2)
-		}
-		if rng.IntN(8) == 0 {
-			o := rng.Int64N(4) * 4
-			b.Pin = &o
-		}
-		p.Buffers = append(p.Buffers, b)
-	}
-	return p
 }
 
 // TestSATWindowReachesBruteForce: satWindow on a whole random small problem
@@ -101,7 +81,7 @@ func TestSATWindowReachesBruteForce(t *testing.T) {
 		ub = max(ub, opt+1)
 		best := p.ComputeSweep().MaxLive
 		start := best
-		satWindow(context.Background(), p, Options{}, gridOf(p), ub, func() int64 { return best }, func(lb int64, how string) {
+		satWindow(context.Background(), p, Options{}, Grid(p), ub, func() int64 { return best }, func(lb int64, how string) {
 			require.LessOrEqual(t, lb, opt, "instance %d: %s; %+v", k, how, p.Buffers)
 			require.Greater(t, lb, best, "instance %d: a raise must raise", k)
 			best = lb
@@ -112,43 +92,4 @@ func TestSATWindowReachesBruteForce(t *testing.T) {
 		}
 	})
 	assert.Greater(t, climbed, 30, "SAT should refute max-live on many of them")
-}
-
-// TestWindowEngineRaisesTheRace: the race's window engine raises the race's
-// lower bound, never above the brute-force optimum, and above the
-// alignment bound on some random problems; deciding, it refutes a
-// capacity below what it raised and never the optimum.
-func TestWindowEngineRaisesTheRace(t *testing.T) {
-	raised := 0
-	eachFeasibleTimed(12, 4, 200, func(k int, p *model.Problem, opt int64) {
-		s := &solver{p: p, opt: Options{Threads: 2, Seed: 1, Method: "auto"}}
-		s.res = s.newResult()
-		ctx, cancel := context.WithCancel(context.Background())
-		start := AlignBound(p).LowerBound
-		r := &race{s: s, cancel: cancel, lb: start}
-		lb, _, err := s.windowEngine(r).minimise(ctx, p, nil, start, nil)
-		cancel()
-		require.NoError(t, err)
-		require.Equal(t, start, lb, "the engine reports through the race")
-		require.LessOrEqual(t, r.lb, opt, "instance %d: %+v", k, p.Buffers)
-		if r.lb > start {
-			raised++
-			// Deciding, the engine refutes a capacity below what it
-			// raised, and names the proof.
-			c := r.lb - 1
-			d := &race{s: s, cancel: func() {}, lb: start}
-			plan, answer, _, err := s.windowEngine(d).decide(context.Background(), p, c)
-			require.NoError(t, err)
-			require.Nil(t, plan)
-			require.Equal(t, refuted, answer, "instance %d at %d", k, c)
-			require.Greater(t, d.lb, c)
-			require.Equal(t, "the window bound", d.lbBy)
-		}
-		// It never refutes the optimum.
-		d := &race{s: s, cancel: func() {}, lb: start}
-		_, answer, _, err := s.windowEngine(d).decide(context.Background(), p, opt)
-		require.NoError(t, err)
-		require.Equal(t, undecided, answer, "instance %d", k)
-	})
-	assert.Greater(t, raised, 0)
 }

@@ -1,4 +1,4 @@
-package solve
+package bounds
 
 import (
 	"cmp"
@@ -9,9 +9,9 @@ import (
 	"github.com/optalloc/optalloc/model"
 )
 
-// AlignBoundResult is the alignment-aware lower bound of a problem (see
-// AlignBound) with what gave it.
-type AlignBoundResult struct {
+// AlignResult is the alignment-aware lower bound of a problem (see
+// Align) with what gave it.
+type AlignResult struct {
 	LowerBound int64
 	MaxLive    int64
 	// Level is the alignment of the strongest section bound (0 when the
@@ -22,7 +22,7 @@ type AlignBoundResult struct {
 	// Section is the bound before rounding up to the grid; Grid is the
 	// grid when the rounding raised it (else 0).
 	Section, Grid int64
-	// Pair is set when the two-time bound (pairbound.go) is the strongest:
+	// Pair is set when the two-time bound (pair.go) is the strongest:
 	// at times At and At2, Both bytes live at both and the aligned buffers
 	// live at only one of them need Union bytes of address space together.
 	Pair             bool
@@ -30,7 +30,7 @@ type AlignBoundResult struct {
 }
 
 // Detail explains the bound in one sentence.
-func (r AlignBoundResult) Detail() string {
+func (r AlignResult) Detail() string {
 	d := "the largest total size of buffers live at one time"
 	switch {
 	case r.Pair:
@@ -47,39 +47,11 @@ func (r AlignBoundResult) Detail() string {
 }
 
 // Name names the bound in messages: "max-live" or "the alignment bound".
-func (r AlignBoundResult) Name() string {
+func (r AlignResult) Name() string {
 	if r.LowerBound <= r.MaxLive {
 		return "max-live"
 	}
 	return "the alignment bound"
-}
-
-// startBound is the lower bound a single-pool solve starts from.
-func (s *solver) startBound() (int64, string) {
-	r := AlignBound(s.p)
-	if top := pinTop(s.p); top > r.LowerBound {
-		// A chain of 100 000 ops with a fifth of its buffers pinned
-		// where greedy-size had them: the refinement reached the pins'
-		// top, reported 2.47% above max-live instead of optimal.
-		return top, "the pins' top"
-	}
-	return r.LowerBound, r.Name()
-}
-
-// pinTop is the highest byte a pinned buffer occupies: every plan's peak
-// is at least that.
-func pinTop(p *model.Problem) int64 {
-	var top int64
-	for i := range p.Buffers {
-		b := &p.Buffers[i]
-		if b.Pin == nil {
-			continue
-		}
-		for _, r := range b.Rects(0, nil) {
-			top = max(top, *b.Pin+r.Hi)
-		}
-	}
-	return top
 }
 
 // anyBuffer reports whether some buffer of p satisfies f (by pointer: a
@@ -93,14 +65,6 @@ func anyBuffer(p *model.Problem, f func(*model.Buffer) bool) bool {
 	return false
 }
 
-// lbName names the bound the solve started from.
-func (s *solver) lbName() string {
-	if s.boundName == "" {
-		return "max-live"
-	}
-	return s.boundName
-}
-
 // alignItem is one piece of a section: its bytes and alignment (1 = fluid).
 type alignItem struct {
 	size, align int64
@@ -109,7 +73,7 @@ type alignItem struct {
 	whole bool
 }
 
-// AlignBound returns an alignment-aware lower bound on the peak of a single-pool
+// Align returns an alignment-aware lower bound on the peak of a single-pool
 // problem: the largest, over the sections (sets of buffers live at one
 // time), of a bound on the height of every 1-D packing of the section's
 // buffers; never below max-live.
@@ -190,18 +154,18 @@ type alignItem struct {
 // plan, a multiple of g.
 // Problems with several pools get max-live (the pools' loads are unknown
 // before the split). The cost is O(S·n·levels + n log n) for S sections.
-func AlignBound(p *model.Problem) AlignBoundResult {
+func Align(p *model.Problem) AlignResult {
 	pools := p.PoolList()
 	if len(pools) != 1 || !anyBuffer(p, func(b *model.Buffer) bool { return b.AlignmentIn(&pools[0]) > 1 }) {
 		// Nothing aligned (or several pools): max-live alone, without the
 		// sweep's components and sections (1.5 s → 0.2 s on 1 000 000
 		// dense random buffers).
-		ml := maxLive(p)
-		return AlignBoundResult{LowerBound: ml, MaxLive: ml}
+		ml := MaxLive(p)
+		return AlignResult{LowerBound: ml, MaxLive: ml}
 	}
 	sw := p.ComputeSweep()
-	res := AlignBoundResult{LowerBound: sw.MaxLive, MaxLive: sw.MaxLive}
-	whole := wholeBuffers(p)
+	res := AlignResult{LowerBound: sw.MaxLive, MaxLive: sw.MaxLive}
+	whole := WholeBuffers(p)
 	type event struct {
 		t     int64
 		start bool
@@ -281,7 +245,7 @@ func AlignBound(p *model.Problem) AlignBoundResult {
 		res.Pair, res.Level, res.At, res.At2, res.Both, res.Union = true, pr.level, pr.t1, pr.t2, pr.both, pr.cost
 	}
 	res.Section = best
-	if g := gridOf(p); best%g != 0 && best <= math.MaxInt64-g {
+	if g := Grid(p); best%g != 0 && best <= math.MaxInt64-g {
 		best += g - best%g
 		res.Grid = g
 	}
@@ -289,7 +253,7 @@ func AlignBound(p *model.Problem) AlignBoundResult {
 	return res
 }
 
-// sectionBound returns the bound of one section (see AlignBound), the
+// sectionBound returns the bound of one section (see Align), the
 // level that gives it (0 for the total) and the number of items of that
 // level. Levels whose sums overflow int64 are skipped.
 func sectionBound(items []alignItem) (lb, level int64, n int) {
@@ -333,7 +297,7 @@ func sectionBound(items []alignItem) (lb, level int64, n int) {
 }
 
 // levelBound returns the bound of one level A of a section (see
-// AlignBound): sA is the bytes of the A-items, pads their paddings to
+// Align): sA is the bytes of the A-items, pads their paddings to
 // A, others the sizes of the whole (indivisible) non-A items. pads and others
 // are sorted in place. The result is the largest over thresholds τ (each
 // padding value) of
@@ -393,10 +357,10 @@ func levelsOf(aligns []int64) []int64 {
 	return out
 }
 
-// wholeBuffers marks the buffers whose pieces are whole copies of
+// WholeBuffers marks the buffers whose pieces are whole copies of
 // themselves at their own offset when they have all their bytes: buffers
 // that are neither alias members nor roots of alias groups.
-func wholeBuffers(p *model.Problem) []bool {
+func WholeBuffers(p *model.Problem) []bool {
 	whole := make([]bool, len(p.Buffers))
 	for i := range whole {
 		whole[i] = p.Buffers[i].Alias == nil
@@ -411,98 +375,4 @@ func wholeBuffers(p *model.Problem) []bool {
 		}
 	}
 	return whole
-}
-
-// padTo returns the bytes from size up to the next multiple of a, or -1
-// when that overflows.
-func padTo(size, a int64) int64 {
-	r := size % a
-	if r == 0 {
-		return 0
-	}
-	if size > math.MaxInt64-(a-r) {
-		return -1
-	}
-	return a - r
-}
-
-func satAdd(a, b int64) int64 {
-	if b < 0 || a > math.MaxInt64-b {
-		return math.MaxInt64 / 2
-	}
-	return a + b
-}
-
-// maxLive is the largest number of bytes live at one time (gaps and alias
-// groups as the sweep counts them): plain buffers straight from the
-// problem, the others through their pieces.
-func maxLive(p *model.Problem) int64 {
-	type event struct{ t, d int64 }
-	plain := !anyBuffer(p, func(b *model.Buffer) bool { return b.Alias != nil || len(b.Gaps) > 0 })
-	var events []event
-	if plain {
-		events = make([]event, 0, 2*len(p.Buffers))
-		for i := range p.Buffers {
-			if b := &p.Buffers[i]; b.Size > 0 {
-				events = append(events, event{b.Start, b.Size}, event{b.End, -b.Size})
-			}
-		}
-	} else {
-		pieces := p.Pieces()
-		events = make([]event, 0, 2*len(pieces))
-		for _, pc := range pieces {
-			events = append(events, event{pc.Start, pc.Bytes}, event{pc.End, -pc.Bytes})
-		}
-	}
-	// Lifetimes are half-open: at one time, ends before starts. Then the
-	// load within one time's events falls and rises again, so its highest
-	// is before or after them all: only the load between two times counts,
-	// and the order of one time's events does not matter.
-	var load, best int64
-	if order := packedTimeOrder(len(events), func(k int) int64 { return events[k].t }); order != nil {
-		for x, k := range order {
-			if x > 0 && events[k].t != events[order[x-1]].t {
-				best = max(best, load)
-			}
-			load += events[k].d
-		}
-		return max(best, load)
-	}
-	slices.SortFunc(events, func(a, b event) int {
-		if a.t != b.t {
-			return cmp.Compare(a.t, b.t)
-		}
-		return cmp.Compare(a.d, b.d)
-	})
-	for _, e := range events {
-		load += e.d
-		best = max(best, load)
-	}
-	return best
-}
-
-// packedTimeOrder returns the indices 0..n-1 sorted by (at(k), k), sorting
-// (time, index) packed in one word; nil when the times span 2³² or more
-// (or n does not fit 32 bits), for the caller to sort another way.
-func packedTimeOrder(n int, at func(k int) int64) []uint32 {
-	if n == 0 || n >= 1<<32 {
-		return nil
-	}
-	lo, hi := at(0), at(0)
-	for k := range n {
-		lo, hi = min(lo, at(k)), max(hi, at(k))
-	}
-	if uint64(hi)-uint64(lo) >= 1<<32 {
-		return nil
-	}
-	keys := make([]uint64, n)
-	for k := range keys {
-		keys[k] = (uint64(at(k))-uint64(lo))<<32 | uint64(k)
-	}
-	slices.Sort(keys)
-	out := make([]uint32, n)
-	for x, v := range keys {
-		out[x] = uint32(v)
-	}
-	return out
 }

@@ -1,22 +1,22 @@
-package solve_test
+package bounds_test
 
 import (
 	"fmt"
 
+	"github.com/optalloc/optalloc/bounds"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/solve"
 )
 
 // Three 65-byte buffers aligned to 64 bytes, live together: max-live is 195,
 // but two of them take two whole 64-byte blocks each, so every plan needs
 // at least 128 + 128 + 65 = 321 bytes.
-func ExampleAlignBound() {
+func ExampleAlign() {
 	p := &model.Problem{Buffers: []model.Buffer{
 		{ID: "a", Start: 0, End: 2, Size: 65, Align: 64},
 		{ID: "b", Start: 0, End: 2, Size: 65, Align: 64},
 		{ID: "c", Start: 1, End: 3, Size: 65, Align: 64},
 	}}
-	r := solve.AlignBound(p)
+	r := bounds.Align(p)
 	fmt.Println(r.MaxLive, r.LowerBound)
 	fmt.Println(r.Detail())
 	// Output:

@@ -1,4 +1,4 @@
-package solve
+package bounds
 
 import (
 	"cmp"
@@ -10,10 +10,10 @@ import (
 
 // The two-time alignment bound.
 //
-// A section bound (AlignBound) looks at one time: there the unaligned bytes
+// A section bound (Align) looks at one time: there the unaligned bytes
 // may fill every padding, so with few aligned buffers it says no more than
 // max-live. Two times say more, because a buffer live at both keeps its
-// offset. Take two times τ1 < τ2 and a level A (as in AlignBound: the
+// offset. Take two times τ1 < τ2 and a level A (as in Align: the
 // A-items are the whole items whose alignment is a multiple of A). Split
 // the bytes into
 //
