@@ -14,6 +14,8 @@ import (
 type AlignResult struct {
 	LowerBound int64
 	MaxLive    int64
+	// MaxLiveAt is the first time at which MaxLive bytes are live.
+	MaxLiveAt int64
 	// Level is the alignment of the strongest section bound (0 when the
 	// bound is max-live), At the start of its slot, Items the number of
 	// items of that level in it.
@@ -160,11 +162,17 @@ func Align(p *model.Problem) AlignResult {
 		// Nothing aligned (or several pools): max-live alone, without the
 		// sweep's components and sections (1.5 s → 0.2 s on 1 000 000
 		// dense random buffers).
-		ml := MaxLive(p)
-		return AlignResult{LowerBound: ml, MaxLive: ml}
+		ml, at := MaxLiveAt(p)
+		return AlignResult{LowerBound: ml, MaxLive: ml, MaxLiveAt: at}
 	}
 	sw := p.ComputeSweep()
 	res := AlignResult{LowerBound: sw.MaxLive, MaxLive: sw.MaxLive}
+	for _, sl := range sw.Slots {
+		if sl.Load == sw.MaxLive {
+			res.MaxLiveAt = sl.Start
+			break
+		}
+	}
 	whole := WholeBuffers(p)
 	type event struct {
 		t     int64

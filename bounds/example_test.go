@@ -1,6 +1,7 @@
 package bounds_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/optalloc/optalloc/bounds"
@@ -22,4 +23,23 @@ func ExampleAlign() {
 	// Output:
 	// 195 321
 	// at time 1, 3 buffers aligned to multiples of 64: each takes whole 64-byte blocks except the topmost (max-live 195)
+}
+
+// Best takes the highest of the provers' bounds, each with its proof: here
+// a buffer pinned at 100 lifts the bound above max-live.
+func ExampleBest() {
+	pin := int64(100)
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "a", Start: 0, End: 2, Size: 64},
+		{ID: "b", Start: 1, End: 3, Size: 32, Pin: &pin},
+	}}
+	b, err := bounds.Best(context.Background(), p, bounds.MaxLiveProver{}, bounds.PinsProver{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(b.Value, b.By, b.Proof.Buffers)
+	fmt.Println(b.Proof.Detail)
+	// Output:
+	// 132 the pins' top [1]
+	// buffer b is pinned with its highest byte at 132
 }

@@ -11,6 +11,13 @@ import (
 // groups as the sweep counts them): plain buffers straight from the
 // problem, the others through their pieces.
 func MaxLive(p *model.Problem) int64 {
+	live, _ := MaxLiveAt(p)
+	return live
+}
+
+// MaxLiveAt is MaxLive and the first time at which that many bytes are
+// live (0 when nothing is).
+func MaxLiveAt(p *model.Problem) (live, at int64) {
 	type event struct{ t, d int64 }
 	plain := !anyBuffer(p, func(b *model.Buffer) bool { return b.Alias != nil || len(b.Gaps) > 0 })
 	var events []event
@@ -32,15 +39,15 @@ func MaxLive(p *model.Problem) int64 {
 	// load within one time's events falls and rises again, so its highest
 	// is before or after them all: only the load between two times counts,
 	// and the order of one time's events does not matter.
-	var load, best int64
+	var load, best, bestAt int64
 	if order := packedTimeOrder(len(events), func(k int) int64 { return events[k].t }); order != nil {
 		for x, k := range order {
-			if x > 0 && events[k].t != events[order[x-1]].t {
-				best = max(best, load)
+			if x > 0 && events[k].t != events[order[x-1]].t && load > best {
+				best, bestAt = load, events[order[x-1]].t
 			}
 			load += events[k].d
 		}
-		return max(best, load)
+		return best, bestAt // the load after the last time is 0
 	}
 	slices.SortFunc(events, func(a, b event) int {
 		if a.t != b.t {
@@ -50,9 +57,11 @@ func MaxLive(p *model.Problem) int64 {
 	})
 	for _, e := range events {
 		load += e.d
-		best = max(best, load)
+		if load > best {
+			best, bestAt = load, e.t
+		}
 	}
-	return best
+	return best, bestAt
 }
 
 // packedTimeOrder returns the indices 0..n-1 sorted by (at(k), k), sorting

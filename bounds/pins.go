@@ -68,15 +68,24 @@ func PinConflicts(p *model.Problem) string {
 // PinTop is the highest byte a pinned buffer occupies: every plan's peak
 // is at least that.
 func PinTop(p *model.Problem) int64 {
-	var top int64
+	top, _ := pinTopOf(p)
+	return top
+}
+
+// pinTopOf is PinTop and the first pinned buffer that reaches it (-1 when
+// none does).
+func pinTopOf(p *model.Problem) (top int64, buffer int) {
+	buffer = -1
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
 		if b.Pin == nil {
 			continue
 		}
 		for _, r := range b.Rects(0, nil) {
-			top = max(top, *b.Pin+r.Hi)
+			if *b.Pin+r.Hi > top {
+				top, buffer = *b.Pin+r.Hi, i
+			}
 		}
 	}
-	return top
+	return top, buffer
 }

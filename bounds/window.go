@@ -69,6 +69,11 @@ func aligned(p *model.Problem) bool {
 // groups or gaps are skipped (their clipped footprints are not plain
 // rectangles). It returns the number of windows tried.
 func Windows(ctx context.Context, p *model.Problem, opt Options, current func() int64, raise func(lb int64, method, how string)) int {
+	return windows(ctx, p, opt, current, func(lb int64, method, how string, _, _ int64) { raise(lb, method, how) })
+}
+
+// windows is Windows, raise also given the window [from, to).
+func windows(ctx context.Context, p *model.Problem, opt Options, current func() int64, raise func(lb int64, method, how string, from, to int64)) int {
 	for i := range p.Buffers {
 		if b := &p.Buffers[i]; b.Alias != nil || len(b.Gaps) > 0 {
 			return 0
@@ -135,13 +140,13 @@ func Windows(ctx context.Context, p *model.Problem, opt Options, current func() 
 		}
 		what := fmt.Sprintf("the %d buffers live in [%d, %d), clipped to it, need", len(q.Buffers), a, b)
 		if lb > current() {
-			raise(lb, "window", fmt.Sprintf("%s at least %d (proven by the branch-and-bound on that window in %.2fs)", what, lb, time.Since(t).Seconds()))
+			raise(lb, "window", fmt.Sprintf("%s at least %d (proven by the branch-and-bound on that window in %.2fs)", what, lb, time.Since(t).Seconds()), a, b)
 		}
 		if plan == nil || opt.NoSAT {
 			continue
 		}
 		if ub := plan.Peak(q); lb < ub && ub > current() {
-			satWindow(ctx, q, opt, g, ub, current, func(lb int64, how string) { raise(lb, "window", what+" "+how) })
+			satWindow(ctx, q, opt, g, ub, current, func(lb int64, how string) { raise(lb, "window", what+" "+how, a, b) })
 		}
 	}
 	return tried
