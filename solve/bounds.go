@@ -2,6 +2,7 @@ package solve
 
 import (
 	"context"
+	"time"
 
 	"github.com/optalloc/optalloc/bounds"
 	"github.com/optalloc/optalloc/model"
@@ -24,16 +25,20 @@ func (o Options) boundsOptions() bounds.Options {
 		NoBnB: o.NoBnB, NoSAT: o.NoSAT, BnB: o.BnB, SAT: o.SAT}
 }
 
-// startBound is the lower bound a single-pool solve starts from.
-func (s *solver) startBound() (int64, string) {
-	r := bounds.Align(s.p)
-	if top := bounds.PinTop(s.p); top > r.LowerBound {
-		// A chain of 100 000 ops with a fifth of its buffers pinned
-		// where greedy-size had them: the refinement reached the pins'
-		// top, reported 2.47% above max-live instead of optimal.
-		return top, "the pins' top"
+// startBound computes the lower bound a single-pool solve starts from:
+// the best of bounds.Start (max-live, the alignment bound, the pins' top:
+// a chain of 100 000 ops with a fifth of its buffers pinned where
+// greedy-size had them reached the pins' top in the refinement, which
+// max-live alone reported 2.47% above it instead of optimal).
+func (s *solver) startBound(ctx context.Context) error {
+	t := time.Now()
+	b, err := bounds.Best(ctx, s.p, bounds.Start...)
+	if err != nil {
+		return err
 	}
-	return r.LowerBound, r.Name()
+	s.res.LowerBound, s.boundName = b.Value, b.By
+	s.res.Stats.phase("bounds", t)
+	return nil
 }
 
 // lbName names the bound the solve started from.

@@ -210,32 +210,32 @@ func (s *solver) solveRestriction(ctx context.Context, a int64, d time.Duration,
 	return r, nil
 }
 
-// runCoarse solves the restrictions (see coarseApplies; minimising only)
-// and offers their plans, until one reaches the lower bound.
+// coarseMinimises reports whether the coarse stage solves the
+// restrictions ahead of the race: minimising only (a decision races the
+// restrictions against the exact engines, coarseEngine: a refutation must
+// not wait for them), with the best plan above the bound (at the bound it
+// is optimal already), and unless SAT minimises the whole problem
+// (sat.Gallop), where the restrictions only take its time (MiniMalloc
+// with alignment 65536 on buffers ≥ 64 KiB, auto 60 s, three runs each
+// with and without them: C 1 192 960–1 221 632 → 1 174 528–1 189 888, K
+// 1 259 520–1 273 856 → 1 235 968–1 257 472; G is still proven, by SAT on
+// the whole problem, 10.0–10.5 s instead of 7.9–8.6 s).
+func (s *solver) coarseMinimises() bool {
+	return s.p.PoolList()[0].Capacity == 0 && !s.atBound() && !s.satMinimisesWhole()
+}
+
+// runCoarse solves the restrictions (see coarseApplies and
+// coarseMinimises) and offers their plans, until one reaches the lower
+// bound.
 func (s *solver) runCoarse(ctx context.Context) error {
-	if !s.coarseApplies() || ctx.Err() != nil {
-		return nil
-	}
-	if s.p.PoolList()[0].Capacity > 0 || s.atBound() {
-		// A decision races the restrictions against the exact engines
-		// (coarseEngine): a refutation must not wait for them. A plan at
-		// the bound is optimal already.
-		return nil
-	}
-	if s.satMinimisesWhole() {
-		// SAT minimises the whole problem (sat.Gallop), and the
-		// restrictions only take its time. MiniMalloc with alignment 65536
-		// on buffers ≥ 64 KiB, auto 60 s, three runs each with and
-		// without them: C 1 192 960–1 221 632 → 1 174 528–1 189 888, K
-		// 1 259 520–1 273 856 → 1 235 968–1 257 472; G is still proven,
-		// by SAT on the whole problem (10.0–10.5 s instead of 7.9–8.6 s).
-		return nil
-	}
 	if early := min(earlyRace, part(ctx, 10)); early > 0 {
 		// A short exact race first: what it closes at once (a proof at the
 		// bound) is not delayed by the restrictions.
 		ectx, cancel := context.WithTimeout(ctx, early)
-		err := s.runExact(ectx)
+		var err error
+		if s.exactApplies(ectx) {
+			err = s.runExact(ectx)
+		}
 		cancel()
 		if err != nil || ctx.Err() != nil || s.atBound() {
 			return err

@@ -3,11 +3,20 @@
 // engines while time remains, verify the result, and report the plan with
 // its peak, lower bound, gap and proof status.
 //
-// The lower bound starts at max-live, raised with alignments (bounds.Align):
-// at one time, aligned buffers waste the padding of their last blocks that
-// other bytes cannot fill (bounds.Align); across two times, a buffer live
-// at both keeps its offset, so it must avoid the union of the aligned
-// buffers live at only one of them (bounds/pair.go).
+// A single-pool solve is a loop over stages (stages.go: pipeline), each a
+// small type that says when it applies and hands on the best plan, the
+// lower bound and the statistics: bounds, the rounded problem, the
+// heuristics, the coarse restrictions, the refinement, the exact race, the
+// portfolio resumed, squeaky, and the scratch and hints passes. A
+// multi-pool problem is split over its pools first (tiers.go), each pool
+// then a single-pool solve. docs/layout.md lists the stages.
+//
+// The lower bound starts at the best of bounds.Start: max-live, raised
+// with alignments (bounds.Align: at one time, aligned buffers waste the
+// padding of their last blocks that other bytes cannot fill; across two
+// times, a buffer live at both keeps its offset, so it must avoid the
+// union of the aligned buffers live at only one of them), or the pins'
+// top.
 //
 // When some buffers have large alignments, the minimisation first solves
 // restrictions of the problem (coarse.go: the plain buffers aligned to a

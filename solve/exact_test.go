@@ -203,7 +203,7 @@ func TestExactTakes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &solver{p: p, opt: tc.opt}
 			s.res = s.newResult()
-			s.res.LowerBound, _ = s.startBound()
+			require.NoError(t, s.startBound(context.Background()))
 			require.Equal(t, tc.want, s.exactTakes())
 		})
 	}

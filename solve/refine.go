@@ -45,13 +45,7 @@ func (s *solver) refineStart() (from *model.Plan, target int64) {
 // races the heuristic portfolio (racesPortfolio). On a graph of 100 000 ops
 // (a chain with skips) the plan went from 10% above max-live to max-live.
 func (s *solver) runRefine(ctx context.Context) error {
-	if !s.refineApplies() || ctx.Err() != nil || s.exactTakes() {
-		return nil
-	}
 	from, target := s.refineStart()
-	if from == nil {
-		return nil
-	}
 	if dl, ok := ctx.Deadline(); ok && s.racesPortfolio(s.p.PoolList()[0].Capacity) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/2)

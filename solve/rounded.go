@@ -31,7 +31,7 @@ import (
 // time; the original's race closes the last gap (below A) with the rest.
 const roundedShare = 10
 
-// roundedApplies reports whether solveSingle minimises the rounded
+// roundedApplies reports whether the pipeline minimises the rounded
 // problem: methods auto and exact, minimising (a decision is asked of the
 // original: deciding MiniMalloc D, I, J and K with a pool alignment of
 // 4096 at nine capacities, 10 s and one thread each, the rounded problem
@@ -95,6 +95,7 @@ func (s *solver) runRounded(ctx context.Context) error {
 	}
 	run.Bound = s.res.LowerBound
 	s.res.Stats.engine("rounded", run)
+	s.roundedGave = s.res.Plan != nil
 	return nil
 }
 
