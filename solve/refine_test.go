@@ -11,20 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optalloc/optalloc/exact/bnb"
-	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/internal/brute"
-	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/verify"
 )
-
-// longFeatureProblem is brute.LongFeatures with the pins where greedy-size
-// puts them.
-func longFeatureProblem(rng *rand.Rand, n int, pinned float64) *model.Problem {
-	return brute.LongFeatures(rng, n, pinned, func(p *model.Problem) (*model.Plan, error) {
-		plan, _, err := heuristics.Portfolio(context.Background(), p, heuristics.PortfolioOptions{Planners: []string{"greedy-size"}})
-		return plan, err
-	})
-}
 
 // TestSolveRefinesLargeProblems: auto on a chain of 5 000 ops is proven
 // optimal (at max-live) through the refinement, which the statistics and
