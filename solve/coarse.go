@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/optalloc/optalloc/bounds"
 	"github.com/optalloc/optalloc/model"
 )
 
@@ -48,7 +49,7 @@ func part(ctx context.Context, n int) time.Duration {
 // plainBuffer) is off that grid.
 func coarseLevels(p *model.Problem) []int64 {
 	pool := &p.PoolList()[0]
-	g := gridOf(p)
+	g := bounds.Grid(p)
 	var amax int64
 	for i := range p.Buffers {
 		amax = max(amax, p.Buffers[i].AlignmentIn(pool))
@@ -57,7 +58,7 @@ func coarseLevels(p *model.Problem) []int64 {
 	if 8*g > amax {
 		return nil // no level (wholeBuffers alone took 0.37 s on 1 000 000 buffers)
 	}
-	whole := wholeBuffers(p)
+	whole := bounds.WholeBuffers(p)
 	for k := int64(2); k <= 8; k *= 2 {
 		a := k * g
 		if 4*a > amax {
@@ -88,8 +89,8 @@ const largeAlign = 8
 func (s *solver) alignedFirst(ctx context.Context) (*model.Problem, error) {
 	p := s.p
 	pool := &p.PoolList()[0]
-	g := gridOf(p)
-	whole := wholeBuffers(p)
+	g := bounds.Grid(p)
+	whole := bounds.WholeBuffers(p)
 	sub := &model.Problem{Name: p.Name, Pools: append([]model.Pool(nil), p.Pools...)}
 	var idx []int
 	for i := range p.Buffers {
@@ -119,7 +120,7 @@ func (s *solver) alignedFirst(ctx context.Context) (*model.Problem, error) {
 
 // plainBuffer reports whether buffer i may be restricted: positive size, no
 // pin, no gaps, no hint, not in an alias group (a member's offset follows its
-// root's, so their alignments are tied); whole is wholeBuffers(p).
+// root's, so their alignments are tied); whole is bounds.WholeBuffers(p).
 func plainBuffer(p *model.Problem, whole []bool, i int) bool {
 	b := &p.Buffers[i]
 	return b.Size > 0 && b.Pin == nil && len(b.Gaps) == 0 && b.Hint == nil && whole[i]
@@ -144,7 +145,7 @@ func ownBuffers(p *model.Problem) *model.Problem {
 // so a plan of the copy is a plan of p.
 func restrict(p *model.Problem, a int64) *model.Problem {
 	q := ownBuffers(p)
-	whole := wholeBuffers(p)
+	whole := bounds.WholeBuffers(p)
 	for i := range q.Buffers {
 		if restrictable(p, whole, i, a) {
 			q.Buffers[i].Align = a
@@ -209,32 +210,32 @@ func (s *solver) solveRestriction(ctx context.Context, a int64, d time.Duration,
 	return r, nil
 }
 
-// runCoarse solves the restrictions (see coarseApplies; minimising only)
-// and offers their plans, until one reaches the lower bound.
+// coarseMinimises reports whether the coarse stage solves the
+// restrictions ahead of the race: minimising only (a decision races the
+// restrictions against the exact engines, coarseEngine: a refutation must
+// not wait for them), with the best plan above the bound (at the bound it
+// is optimal already), and unless SAT minimises the whole problem
+// (sat.Gallop), where the restrictions only take its time (MiniMalloc
+// with alignment 65536 on buffers ≥ 64 KiB, auto 60 s, three runs each
+// with and without them: C 1 192 960–1 221 632 → 1 174 528–1 189 888, K
+// 1 259 520–1 273 856 → 1 235 968–1 257 472; G is still proven, by SAT on
+// the whole problem, 10.0–10.5 s instead of 7.9–8.6 s).
+func (s *solver) coarseMinimises() bool {
+	return s.p.PoolList()[0].Capacity == 0 && !s.atBound() && !s.satMinimisesWhole()
+}
+
+// runCoarse solves the restrictions (see coarseApplies and
+// coarseMinimises) and offers their plans, until one reaches the lower
+// bound.
 func (s *solver) runCoarse(ctx context.Context) error {
-	if !s.coarseApplies() || ctx.Err() != nil {
-		return nil
-	}
-	if s.p.PoolList()[0].Capacity > 0 || s.atBound() {
-		// A decision races the restrictions against the exact engines
-		// (coarseEngine): a refutation must not wait for them. A plan at
-		// the bound is optimal already.
-		return nil
-	}
-	if s.satMinimisesWhole() {
-		// SAT minimises the whole problem (encode.Gallop), and the
-		// restrictions only take its time. MiniMalloc with alignment 65536
-		// on buffers ≥ 64 KiB, auto 60 s, three runs each with and
-		// without them: C 1 192 960–1 221 632 → 1 174 528–1 189 888, K
-		// 1 259 520–1 273 856 → 1 235 968–1 257 472; G is still proven,
-		// by SAT on the whole problem (10.0–10.5 s instead of 7.9–8.6 s).
-		return nil
-	}
 	if early := min(earlyRace, part(ctx, 10)); early > 0 {
 		// A short exact race first: what it closes at once (a proof at the
 		// bound) is not delayed by the restrictions.
 		ectx, cancel := context.WithTimeout(ctx, early)
-		err := s.runExact(ectx)
+		var err error
+		if s.exactApplies(ectx) {
+			err = s.runExact(ectx)
+		}
 		cancel()
 		if err != nil || ctx.Err() != nil || s.atBound() {
 			return err

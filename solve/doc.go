@@ -3,11 +3,20 @@
 // engines while time remains, verify the result, and report the plan with
 // its peak, lower bound, gap and proof status.
 //
-// The lower bound starts at max-live, raised with alignments (AlignBound):
-// at one time, aligned buffers waste the padding of their last blocks that
-// other bytes cannot fill (alignbound.go); across two times, a buffer live
-// at both keeps its offset, so it must avoid the union of the aligned
-// buffers live at only one of them (pairbound.go).
+// A single-pool solve is a loop over stages (stages.go: pipeline), each a
+// small type that says when it applies and hands on the best plan, the
+// lower bound and the statistics: bounds, the rounded problem, the
+// heuristics, the coarse restrictions, the refinement, the exact race, the
+// portfolio resumed, squeaky, and the scratch and hints passes. A
+// multi-pool problem is split over its pools first (tiers.go), each pool
+// then a single-pool solve. docs/layout.md lists the stages.
+//
+// The lower bound starts at the best of bounds.Start: max-live, raised
+// with alignments (bounds.Align: at one time, aligned buffers waste the
+// padding of their last blocks that other bytes cannot fill; across two
+// times, a buffer live at both keeps its offset, so it must avoid the
+// union of the aligned buffers live at only one of them), or the pins'
+// top.
 //
 // When some buffers have large alignments, the minimisation first solves
 // restrictions of the problem (coarse.go: the plain buffers aligned to a
@@ -24,13 +33,13 @@
 // On sparsely aligned problems (a third of the buffers aligned to at least
 // 8 grid units) the aligned buffers have few offsets each and SAT answers
 // whole problems: the SAT engine then gets a larger encoding budget and
-// descends with encode.Gallop, and the window bounds (windowbound.go:
+// descends with sat.Gallop, and the window bounds (bounds.Windows:
 // clipped stretches of time minimised by the branch-and-bound and refuted
 // by SAT) race to raise the lower bound; elsewhere they run only in
 // ProveBound.
 //
 // On problems of 2 000 buffers or more, the time-window refinement
-// (refine.go, refinewindow.go) re-plans the stretch of time around the peak
+// (package refine) re-plans the stretch of time around the peak
 // with the branch-and-bound, everything else pinned, window after window:
 // long schedules (chains of ops, graphs with in-place views) reach max-live
 // where the heuristics end 8–27% above it.

@@ -5,10 +5,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/optalloc/optalloc/encode"
+	"github.com/optalloc/optalloc/bounds"
+	"github.com/optalloc/optalloc/exact/bnb"
+	"github.com/optalloc/optalloc/exact/sat"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/solve/bnb"
 )
 
 // engines returns which exact engines the method runs.
@@ -89,21 +90,26 @@ func (s *solver) atBound() bool {
 	return s.res.Plan != nil && s.res.Peak <= s.res.LowerBound
 }
 
+// exactApplies reports whether the exact race runs: methods auto, exact,
+// bnb and sat, time left, and the question still open (deciding: no plan
+// fits yet and the bound does not refute the capacity; minimising: the
+// best plan is above the bound).
+func (s *solver) exactApplies(ctx context.Context) bool {
+	useBnB, useSAT := s.engines()
+	if !useBnB && !useSAT || ctx.Err() != nil {
+		return false
+	}
+	if capacity := s.p.PoolList()[0].Capacity; capacity > 0 {
+		return s.res.Plan == nil && s.res.LowerBound <= capacity
+	}
+	return !s.atBound()
+}
+
 // runExact closes the gap with the exact engines (methods auto, exact, bnb,
 // sat): a decision at the pool's capacity when it has one, else
 // minimisation from the best heuristic plan down to the lower bound.
 func (s *solver) runExact(ctx context.Context) error {
-	useBnB, useSAT := s.engines()
-	if !useBnB && !useSAT || ctx.Err() != nil {
-		return nil
-	}
 	capacity := s.p.PoolList()[0].Capacity
-	if capacity > 0 && (s.res.Plan != nil || s.res.LowerBound > capacity) {
-		return nil // already decided: a heuristic plan fits, or max-live refutes
-	}
-	if capacity == 0 && s.atBound() {
-		return nil // the heuristic plan meets max-live: optimal
-	}
 	t := time.Now()
 	defer s.res.Stats.phase("exact", t)
 	rctx, cancel := context.WithCancel(ctx)
@@ -154,75 +160,6 @@ func (s *solver) runExact(ctx context.Context) error {
 	}
 	return nil
 }
-
-// raceEngines lists the engines of a race deciding capacity (0:
-// minimising).
-func (s *solver) raceEngines(r *race, capacity int64) []engine {
-	useBnB, useSAT := s.engines()
-	racing := s.opt.Threads != 1 && (s.opt.Method == "auto" || s.opt.Method == "exact")
-	var engines []engine
-	windows := useBnB // the window engine's searches are small
-	if (s.opt.Method == "auto" || s.opt.Method == "exact") && !s.exactTakes() {
-		// Neither would take the problem on: they stay out, and why goes
-		// to the statistics (on a chain of 1 000 000 ops their declining
-		// took 2.9 s: the branch-and-bound's fold, SAT's instance and its
-		// delay). Alone (--method sat) SAT still runs: it falls back on
-		// its large-neighbourhood search.
-		for name, why := range s.declined {
-			s.res.Stats.engine(name+"_declined", why)
-		}
-		useBnB, useSAT = false, false
-	}
-	if s.refineApplies() && s.exactTakes() {
-		// First: with one thread the engines take turns (see refineEngine).
-		engines = append(engines, s.refineEngine(r))
-	}
-	bnbRaces := useBnB && !(capacity == 0 && s.satMinimisesWhole())
-	if bnbRaces {
-		// Where SAT minimises the whole problem, the branch-and-bound's
-		// threads only take its core (MiniMalloc with alignment 65536 on
-		// buffers ≥ 64 KiB, auto 60 s: K 1 235 968–1 282 048 in seven runs
-		// with them, 1 219 584–1 240 064 in five without; G proven in
-		// 4.9–6.5 s instead of 9.9–10.5 s; C 1 174 528–1 189 888 with
-		// them, 1 186 816–1 189 888 without). It still minimises the
-		// windows of the window engine.
-		engines = append(engines, s.bnbEngine())
-	}
-	if useSAT {
-		e := s.satEngine()
-		if !bnbRaces {
-			e.delay = 0 // its grace period is for the branch-and-bound
-		}
-		engines = append(engines, e)
-	}
-	if s.racesPortfolio(capacity) && racing {
-		// Only with room above the bound: at the bound itself a heuristic
-		// plan is all but never found, and the portfolio would only slow
-		// the exact engines (E: 2.3 s → 4.1 s).
-		engines = append(engines, s.portfolioEngine())
-	}
-	if capacity > 0 && s.coarseApplies() && !s.satWhole(capacity) {
-		// Where SAT decides the whole problem, the restrictions only slow
-		// it (MiniMalloc with alignment 65536 on buffers ≥ 64 KiB, two runs
-		// each: K at 1228800 36 s → 19–20 s, C at 1177600 11 s → 6.6 s, G
-		// at 1246208 4.2 s → 3.2 s).
-		engines = append(engines, s.coarseEngine())
-	}
-	if windows && racing && sparselyAligned(s.p) && (capacity == 0 || capacity <= s.res.LowerBound+s.res.LowerBound/windowReach) {
-		// Windows raise the bound: a minimisation's, or above a
-		// capacity, which refutes it. They raise it by a few percent at
-		// most (K with alignment 65536: 1 136 640 → 1 168 384, 2.8%), so
-		// a capacity further above does not get them: they cost SAT a
-		// share of the cores (K at 1228800: a plan in 26 s with them,
-		// 19.4 s without).
-		engines = append(engines, s.windowEngine(r))
-	}
-	return engines
-}
-
-// windowReach: the window engine joins a decision only when the capacity
-// is at most 1/windowReach above the lower bound.
-const windowReach = 20
 
 // outcome is an engine's answer to a decision.
 type outcome int
@@ -294,7 +231,7 @@ func (s *solver) exactAdmits() bool {
 		s.declined["bnb"] = why
 	}
 	if useSAT {
-		ok, why := encode.Admits(s.p, s.res.LowerBound, s.satOptions())
+		ok, why := sat.Admits(s.p, s.res.LowerBound, s.satOptions())
 		if ok {
 			return true
 		}
@@ -310,7 +247,7 @@ func (s *solver) exactAdmits() bool {
 // (sparsely aligned problems) the budget is satAlignedMaxClauses, alone or
 // racing: large alignments leave the aligned buffers a few offsets each,
 // and gini answers whole problems far beyond the race's budget.
-func (s *solver) satOptions() encode.Options {
+func (s *solver) satOptions() sat.Options {
 	opt := s.opt.SAT
 	if s.opt.Method != "sat" && opt.MaxClauses == 0 {
 		opt.MaxClauses = satRaceMaxClauses
@@ -333,20 +270,20 @@ func (s *solver) satEngine() engine {
 		// period.
 		delay = satRaceDelay
 	}
-	minimise := encode.Minimise
+	minimise := sat.Minimise
 	if s.gallops() {
 		// MiniMalloc K with alignment 65536 (7 M clauses) fits 1200 KiB
 		// in 11 s, where every other engine stays above 1328 KiB. The
 		// incumbent is far above the optimum, so the descent gallops
-		// instead of stepping one unit at a time (encode.Gallop).
-		minimise = encode.Gallop
+		// instead of stepping one unit at a time (sat.Gallop).
+		minimise = sat.Gallop
 	}
 	return engine{
 		name:  "sat",
 		delay: delay,
 		decide: func(ctx context.Context, p *model.Problem, c int64) (*model.Plan, outcome, any, error) {
-			plan, status, st, err := encode.Decide(ctx, p, c, opt)
-			return plan, map[encode.Status]outcome{encode.Feasible: fits, encode.Infeasible: refuted}[status], st, err
+			plan, status, st, err := sat.Decide(ctx, p, c, opt)
+			return plan, map[sat.Status]outcome{sat.Feasible: fits, sat.Infeasible: refuted}[status], st, err
 		},
 		minimise: func(ctx context.Context, p *model.Problem, inc *model.Plan, lb int64, on func(*model.Plan)) (int64, any, error) {
 			_, lb, st, err := minimise(ctx, p, inc, lb, opt, on)
@@ -356,7 +293,7 @@ func (s *solver) satEngine() engine {
 }
 
 // windowEngine joins a race on sparsely aligned problems (see raceEngines)
-// with the window bounds of windowbound.go (after windowDelay): the buffers
+// with the window bounds of bounds.Windows (after bounds.WindowDelay): the buffers
 // of a short stretch of time, clipped to it, minimised by the
 // branch-and-bound and refuted by SAT, raise the race's lower bound, and a
 // decision's capacity is refuted once the bound exceeds it; it offers no
@@ -377,7 +314,7 @@ func (s *solver) windowEngine(r *race) engine {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		how := ""
-		n := windowBound(ctx, p, s.opt, current, func(v int64, _, detail string) {
+		n := bounds.Windows(ctx, p, s.opt.boundsOptions(), current, func(v int64, _, detail string) {
 			if v > current() {
 				how = detail
 			}
@@ -390,7 +327,7 @@ func (s *solver) windowEngine(r *race) engine {
 	}
 	return engine{
 		name:  "window",
-		delay: windowDelay,
+		delay: bounds.WindowDelay,
 		decide: func(ctx context.Context, p *model.Problem, c int64) (*model.Plan, outcome, any, error) {
 			st := prove(ctx, p, c)
 			if current() > c {
@@ -410,7 +347,7 @@ func (s *solver) windowEngine(r *race) engine {
 // 540 MB resident).
 const satAlignedMaxClauses = 16_000_000
 
-// gallops reports whether the SAT engine minimises with encode.Gallop and
+// gallops reports whether the SAT engine minimises with sat.Gallop and
 // a budget of satAlignedMaxClauses: on sparsely aligned problems, unless
 // the caller set a budget of its own.
 func (s *solver) gallops() bool {
@@ -428,7 +365,7 @@ func (s *solver) satWhole(height int64) bool {
 	if _, useSAT := s.engines(); !useSAT || !s.gallops() || height <= 0 {
 		return false
 	}
-	ok, _ := encode.Admits(s.p, height, s.satOptions())
+	ok, _ := sat.Admits(s.p, height, s.satOptions())
 	return ok
 }
 
@@ -447,7 +384,7 @@ func sparselyAligned(p *model.Problem) bool {
 		return false
 	}
 	pool := &p.PoolList()[0]
-	g := gridOf(p)
+	g := bounds.Grid(p)
 	n := 0
 	for i := range p.Buffers {
 		if p.Buffers[i].AlignmentIn(pool) >= largeAlign*g {

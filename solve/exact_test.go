@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/optalloc/optalloc/encode"
-	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/solve/bnb"
-	"github.com/optalloc/optalloc/verify"
 	"github.com/stretchr/testify/require"
+
+	"github.com/optalloc/optalloc/exact/bnb"
+	"github.com/optalloc/optalloc/exact/sat"
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/verify"
 )
 
 // TestSparselyAligned: the SAT engine's larger budget and galloping descent
@@ -66,7 +67,7 @@ func TestSATWhole(t *testing.T) {
 		{"no SAT", small, Options{Method: "auto", NoSAT: true}, 8192, false},
 		{"branch-and-bound only", small, Options{Method: "bnb"}, 8192, false},
 		{"SAT only", small, Options{Method: "sat"}, 8192, true},
-		{"a budget of the caller's", small, Options{Method: "auto", SAT: encode.Options{MaxClauses: 1 << 20}}, 8192, false},
+		{"a budget of the caller's", small, Options{Method: "auto", SAT: sat.Options{MaxClauses: 1 << 20}}, 8192, false},
 		{"no height", small, Options{Method: "auto"}, 0, false},
 		{"over budget", huge, Options{Method: "auto"}, 4_000_020, false},
 	} {
@@ -185,7 +186,7 @@ func TestPortfolioEngineDecides(t *testing.T) {
 func TestExactTakes(t *testing.T) {
 	p := randomProblem(8, 30)
 	noPairs := bnb.Options{MaxPairs: 1}
-	noVars := encode.Options{MaxVars: 1}
+	noVars := sat.Options{MaxVars: 1}
 	cases := []struct {
 		name string
 		opt  Options
@@ -202,7 +203,7 @@ func TestExactTakes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &solver{p: p, opt: tc.opt}
 			s.res = s.newResult()
-			s.res.LowerBound, _ = s.startBound()
+			require.NoError(t, s.startBound(context.Background()))
 			require.Equal(t, tc.want, s.exactTakes())
 		})
 	}

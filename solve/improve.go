@@ -8,6 +8,7 @@ import (
 
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/refine"
 )
 
 // Squeaky-wheel improvement of large problems (heuristics.Squeaky.Improve):
@@ -22,19 +23,23 @@ import (
 // the exact engines and the refinement do better; above, one round (a
 // first-fit pass over every buffer) takes seconds.
 const (
-	squeakyMin = refineMinBuffers
+	squeakyMin = refine.MinBuffers
 	squeakyMax = 100000
 )
 
-// runSqueaky runs the pass on the best plan when it is above the lower
-// bound, minimising (no capacity), methods auto, exact and heuristic.
-func (s *solver) runSqueaky(ctx context.Context) error {
+// squeakyApplies reports whether the pass runs: on the best plan when it
+// is above the lower bound, minimising (no capacity), methods auto, exact
+// and heuristic, problems of squeakyMin to squeakyMax buffers, not a
+// restriction, not switched off.
+func (s *solver) squeakyApplies(ctx context.Context) bool {
 	n := len(s.p.Buffers)
-	if s.opt.NoSqueaky || s.quick || s.restricted || n < squeakyMin || n > squeakyMax || ctx.Err() != nil ||
-		s.res.Plan == nil || s.res.Peak <= s.res.LowerBound || s.p.PoolList()[0].Capacity > 0 ||
-		(s.opt.Method != "auto" && s.opt.Method != "exact" && s.opt.Method != "heuristic") {
-		return nil
-	}
+	return !s.opt.NoSqueaky && !s.quick && !s.restricted && n >= squeakyMin && n <= squeakyMax && ctx.Err() == nil &&
+		s.res.Plan != nil && s.res.Peak > s.res.LowerBound && s.p.PoolList()[0].Capacity == 0 &&
+		(s.opt.Method == "auto" || s.opt.Method == "exact" || s.opt.Method == "heuristic")
+}
+
+// runSqueaky runs the pass on the best plan (see squeakyApplies).
+func (s *solver) runSqueaky(ctx context.Context) error {
 	t := time.Now()
 	defer s.res.Stats.phase("squeaky", t)
 	name := s.res.Method

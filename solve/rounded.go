@@ -2,9 +2,9 @@ package solve
 
 import (
 	"context"
-	"math"
 	"time"
 
+	"github.com/optalloc/optalloc/bounds"
 	"github.com/optalloc/optalloc/model"
 )
 
@@ -31,71 +31,7 @@ import (
 // time; the original's race closes the last gap (below A) with the rest.
 const roundedShare = 10
 
-// roundedGrid returns the grid A to which p's sizes may be rounded (see
-// above), or 0 when rounding does not apply: some offset is free to be off
-// a common grid larger than the sizes', or a piece of a buffer may start
-// off the grid (a gap window, an alias member at a delta that is not a
-// multiple of A), or a pin is off the grid, or the rounded sizes would
-// overflow int64. Alias members at deltas on the grid (views at delta 0)
-// round like whole buffers: a member ending at d+s inside its parent of
-// size P ends, rounded, at d+⌈s⌉ = ⌈d+s⌉ ≤ ⌈P⌉, and whatever else sits
-// above it starts on the grid.
-func roundedGrid(p *model.Problem) int64 {
-	pools := p.PoolList()
-	if len(pools) != 1 || len(p.Buffers) == 0 {
-		return 0
-	}
-	pool := &pools[0]
-	var a int64
-	for i := range p.Buffers {
-		b := &p.Buffers[i]
-		if len(b.Gaps) > 0 {
-			return 0
-		}
-		a = model.GCD(a, b.AlignmentIn(pool))
-		if a == 1 {
-			return 0
-		}
-	}
-	offGrid := false
-	var total int64 // the rounded sizes' sum, which must not overflow
-	for i := range p.Buffers {
-		b := &p.Buffers[i]
-		if b.Pin != nil && *b.Pin%a != 0 || b.Alias != nil && b.Alias.Delta%a != 0 {
-			return 0
-		}
-		offGrid = offGrid || b.Size%a != 0
-		top := max(b.Size, b.MaxSize)
-		pad := padTo(top, a)
-		if pad < 0 || top+pad > math.MaxInt64-total {
-			return 0
-		}
-		total += top + pad
-	}
-	if !offGrid {
-		return 0 // already on the grid: nothing to round
-	}
-	return a
-}
-
-// roundUp returns a copy of p with every size rounded up to a multiple of
-// a (elastic maxima too), and the smallest remainder rem(s) of a positive
-// size.
-func roundUp(p *model.Problem, a int64) (*model.Problem, int64) {
-	q := ownBuffers(p)
-	rmin := a
-	for i := range q.Buffers {
-		b := &q.Buffers[i]
-		if b.Size > 0 {
-			rmin = min(rmin, a-padTo(b.Size, a))
-		}
-		b.Size += padTo(b.Size, a)
-		b.MaxSize += padTo(b.MaxSize, a)
-	}
-	return q, rmin
-}
-
-// roundedApplies reports whether solveSingle minimises the rounded
+// roundedApplies reports whether the pipeline minimises the rounded
 // problem: methods auto and exact, minimising (a decision is asked of the
 // original: deciding MiniMalloc D, I, J and K with a pool alignment of
 // 4096 at nine capacities, 10 s and one thread each, the rounded problem
@@ -104,7 +40,7 @@ func roundUp(p *model.Problem, a int64) (*model.Problem, int64) {
 // (roundedGrid).
 func (s *solver) roundedApplies() bool {
 	return !s.opt.NoRound && !s.quick && s.p.PoolList()[0].Capacity == 0 &&
-		(s.opt.Method == "auto" || s.opt.Method == "exact") && roundedGrid(s.p) > 0
+		(s.opt.Method == "auto" || s.opt.Method == "exact") && bounds.RoundedGrid(s.p) > 0
 }
 
 // roundedRun is what the rounded problem gave, for the statistics.
@@ -124,8 +60,8 @@ type roundedRun struct {
 // 1/roundedShare of the time, keeps its plan and raises the lower bound
 // with its bound.
 func (s *solver) runRounded(ctx context.Context) error {
-	a := roundedGrid(s.p)
-	q, rmin := roundUp(s.p, a)
+	a := bounds.RoundedGrid(s.p)
+	q, rmin := bounds.RoundUp(s.p, a)
 	child := s.child(q) // it does not round again: its sizes are on the grid
 	child.onBest = func(plan *model.Plan, method string) {
 		// Progress only: the plan is verified when the child returns.
@@ -154,11 +90,12 @@ func (s *solver) runRounded(ctx context.Context) error {
 			return err
 		}
 	}
-	if lb := r.LowerBound - a + rmin; lb > s.res.LowerBound {
+	if lb := bounds.RoundedBound(r.LowerBound, a, rmin); lb > s.res.LowerBound {
 		s.res.LowerBound, s.boundName = lb, "the rounded problem's bound"
 	}
 	run.Bound = s.res.LowerBound
 	s.res.Stats.engine("rounded", run)
+	s.roundedGave = s.res.Plan != nil
 	return nil
 }
 

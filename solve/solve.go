@@ -8,10 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optalloc/optalloc/encode"
+	"github.com/optalloc/optalloc/bounds"
+	"github.com/optalloc/optalloc/exact/bnb"
+	"github.com/optalloc/optalloc/exact/sat"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/solve/bnb"
 	"github.com/optalloc/optalloc/verify"
 )
 
@@ -52,7 +53,7 @@ type Options struct {
 	// BnB and SAT configure the exact engines (pruning switches, budgets);
 	// Threads and Seed above override theirs.
 	BnB bnb.Options
-	SAT encode.Options
+	SAT sat.Options
 	// Scratch configures the scratch gap-filling pass run on the final
 	// plan (heuristics.FillScratch). The planners' own knobs travel in the
 	// context (heuristics.WithSettings).
@@ -75,6 +76,24 @@ func Solve(ctx context.Context, p *model.Problem, opt Options) (*Result, error) 
 		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
 		defer cancel()
 	}
+	p, opt, err := normalise(p, opt)
+	if err != nil {
+		return nil, err
+	}
+	if why := bounds.PinConflicts(p); why != "" {
+		return &Result{Status: Infeasible, Reason: why, Method: "pins", LowerBound: p.ComputeSweep().MaxLive,
+			Elapsed: time.Since(start)}, nil
+	}
+	s := &solver{p: p, opt: opt, start: start, validated: true}
+	if len(p.PoolList()) == 1 {
+		return s.solveSingle(ctx)
+	}
+	return s.solveMulti(ctx)
+}
+
+// normalise validates p and opt and fills opt's defaults; a capacity is set
+// on a copy of p (the caller's problem keeps its pools).
+func normalise(p *model.Problem, opt Options) (*model.Problem, Options, error) {
 	if opt.Threads <= 0 {
 		opt.Threads = runtime.NumCPU()
 	}
@@ -82,29 +101,26 @@ func Solve(ctx context.Context, p *model.Problem, opt Options) (*Result, error) 
 		opt.Method = "auto"
 	}
 	if err := p.Validate(); err != nil {
-		return nil, err
+		return nil, opt, err
 	}
 	if opt.Capacity > 0 && len(p.PoolList()) > 1 {
-		return nil, fmt.Errorf("a capacity decides a single pool; this problem has %d pools: give each its capacity", len(p.PoolList()))
+		return nil, opt, fmt.Errorf("a capacity decides a single pool; this problem has %d pools: give each its capacity", len(p.PoolList()))
 	}
 	if opt.Capacity > 0 {
-		// On a copy: the caller's problem keeps its pools.
 		q := *p
 		q.Pools = append([]model.Pool(nil), p.PoolList()...)
 		q.SetCapacity(opt.Capacity)
 		p = &q
 	}
 	if err := checkMethod(opt.Method); err != nil {
-		return nil, err
+		return nil, opt, err
 	}
-	s := &solver{p: p, opt: opt, start: start, validated: true}
-	if why := pinConflicts(p); why != "" {
-		return &Result{Status: Infeasible, Reason: why, Method: "pins", LowerBound: p.ComputeSweep().MaxLive,
-			Elapsed: time.Since(start)}, nil
-	}
-	if len(p.PoolList()) == 1 {
-		return s.solveSingle(ctx)
-	}
+	return p, opt, nil
+}
+
+// solveMulti splits a multi-pool problem over its pools and plans each
+// (tiers.go).
+func (s *solver) solveMulti(ctx context.Context) (*Result, error) {
 	s.res = s.newResult()
 	if err := s.solveTiers(ctx); err != nil {
 		return nil, err
@@ -153,7 +169,7 @@ type solver struct {
 	// restricted marks the solve of a coarse restriction (no nested ones).
 	restricted bool
 	// heuristicsCut is set when the portfolio's share of the time ran out
-	// before it finished (see resumeHeuristics).
+	// before it finished (see resumes).
 	heuristicsCut bool
 	// takes caches exactTakes: 1 yes, -1 no, 0 not computed yet.
 	takes int8
@@ -166,6 +182,11 @@ type solver struct {
 	// onBest, when set, is called with each new best plan that fits (the
 	// rounded problem's progress, see runRounded).
 	onBest func(plan *model.Plan, method string)
+	// roundedGave is set when the rounded problem gave the plan: the
+	// original's heuristics, restrictions and refinement are skipped.
+	roundedGave bool
+	// held is the lowest plan of the running portfolio (see provisional).
+	held held
 }
 
 // heuristicShare: with methods auto and exact, the heuristic portfolio gets
@@ -190,25 +211,7 @@ func (s *solver) child(sub *model.Problem) *solver {
 // solveSingle runs the pipeline on a single-pool problem.
 func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 	s.res = s.newResult()
-	t := time.Now()
-	s.res.LowerBound, s.boundName = s.startBound()
-	s.res.Stats.phase("bounds", t)
-	if err := s.runStages(ctx); err != nil {
-		return nil, err
-	}
-	if err := s.runExact(ctx); err != nil {
-		return nil, err
-	}
-	if err := s.resumeHeuristics(ctx); err != nil {
-		return nil, err
-	}
-	if err := s.runSqueaky(ctx); err != nil {
-		return nil, err
-	}
-	if err := s.fillScratch(); err != nil {
-		return nil, err
-	}
-	if err := s.honourHints(); err != nil {
+	if err := s.runStages(ctx, pipeline); err != nil {
 		return nil, err
 	}
 	s.timedOut = ctx.Err() != nil
@@ -216,229 +219,15 @@ func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 	return s.res, nil
 }
 
-// runStages runs what comes before the exact race: the heuristics, the
-// coarse restrictions and the time-window refinement, or all of that and
-// the race on the rounded problem when it applies (then the heuristics run
-// on the original only if it gave no plan in its time).
-func (s *solver) runStages(ctx context.Context) error {
-	if s.roundedApplies() {
-		if err := s.runRounded(ctx); err != nil {
-			return err
-		}
-		if s.res.Plan != nil {
-			return nil
-		}
-	}
-	if err := s.runHeuristics(ctx, true); err != nil {
-		return err
-	}
-	if err := s.runCoarse(ctx); err != nil {
-		return err
-	}
-	return s.runRefine(ctx)
-}
-
-// heuristicOnly runs only the heuristics on a single-pool problem.
+// heuristicOnly runs a quick fit test on a single-pool problem: the bound
+// and one planner (see fitTest).
 func (s *solver) heuristicOnly(ctx context.Context) (*Result, error) {
 	s.res = s.newResult()
-	s.res.LowerBound, s.boundName = s.startBound()
-	if err := s.runHeuristics(ctx, false); err != nil {
-		return nil, err
-	}
-	if err := s.runSqueaky(ctx); err != nil {
+	if err := s.runStages(ctx, fitTest); err != nil {
 		return nil, err
 	}
 	s.finish()
 	return s.res, nil
-}
-
-// resumeHeuristics gives the portfolio the time the exact engines left
-// when its own share had cut it short: when every engine declines (a
-// transformer trace of 62 000 buffers is over the budget of both), the
-// race ends at once, and with 5 s no planner had finished in its 1 s.
-// A decision does not resume: there the race's portfolio engine has had
-// the time.
-func (s *solver) resumeHeuristics(ctx context.Context) error {
-	if !s.heuristicsCut || ctx.Err() != nil || s.p.PoolList()[0].Capacity > 0 ||
-		s.res.Plan != nil && s.res.Peak <= s.res.LowerBound {
-		return nil
-	}
-	return s.runHeuristics(ctx, false)
-}
-
-// runHeuristics runs the heuristic portfolio; with share, auto and exact
-// give it at most 1/heuristicShare of the time left.
-func (s *solver) runHeuristics(ctx context.Context, share bool) error {
-	if (s.opt.Method == "bnb" || s.opt.Method == "sat") && !s.quick {
-		return nil // the engine alone (a fit test while splitting pools still gets its quick plan)
-	}
-	t := time.Now()
-	defer s.res.Stats.phase("heuristics", t)
-	var names []string
-	decision := s.p.PoolList()[0].Capacity > 0 && (s.opt.Method == "auto" || s.opt.Method == "exact")
-	switch {
-	case s.quick || decision:
-		// A decision goes straight to the exact race after one quick plan:
-		// on tight capacities the portfolio's time is better spent there.
-		names = []string{quickPlanner}
-		if _, ok := heuristics.ByName(s.opt.Method); ok && s.quick {
-			// A fit test while splitting pools: the planner that will
-			// plan the pool decides what fits.
-			names = []string{s.opt.Method}
-		}
-	default:
-		if _, ok := heuristics.ByName(s.opt.Method); ok {
-			names = []string{s.opt.Method}
-		}
-	}
-	outer := ctx
-	// A decision keeps the cap even when no exact engine takes the problem
-	// if the race's portfolio engine then gets the rest of the time (a
-	// capacity above the bound, see raceEngines); at the bound itself the
-	// quick planner gets the whole time (a chain of 100 000 ops decided at
-	// max-live with 1 s: greedy-size was cut at 0.2 s, and the decision
-	// ended at 0.6 s with no plan at all).
-	if share && (s.opt.Method == "auto" || s.opt.Method == "exact") && s.opt.Threads != 1 && (s.racesPortfolio(s.p.PoolList()[0].Capacity) || s.exactTakes()) {
-		// The exact engines need most of the time: the portfolio gets at
-		// most a fifth of what is left (its improvement passes stop at
-		// their work budgets, at the lower bound, or here). With one
-		// thread the portfolio runs to its work budgets, so that the result
-		// does not depend on the machine's speed.
-		if dl, ok := ctx.Deadline(); ok {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/heuristicShare)
-			defer cancel()
-		}
-	}
-	// Each lower plan is held as its planner ends (the portfolio verified
-	// it) and reported at once; when the portfolio returns, its own choice
-	// (ties broken by the list, not by which planner ended first) replaces
-	// them, so that the result does not depend on timing or threads.
-	before := *s.res
-	plan, name, err := heuristics.Portfolio(ctx, s.p, heuristics.PortfolioOptions{
-		Threads: s.opt.Threads, Seed: s.opt.Seed, LowerBound: s.res.LowerBound, Planners: names,
-		Validated: s.validated, OnPlan: s.provisional})
-	s.heuristicsCut = ctx.Err() != nil && outer.Err() == nil
-	first := s.res.Stats.FirstPlanMillis
-	s.res.Plan, s.res.Peak, s.res.Method = before.Plan, before.Peak, before.Method
-	s.res.Stats.FirstPlanMillis = before.Stats.FirstPlanMillis
-	if err != nil {
-		if ctx.Err() != nil && plan == nil {
-			return nil
-		}
-		return fmt.Errorf("heuristics: %w", err)
-	}
-	if plan == nil {
-		return nil
-	}
-	s.offerVerified(plan, name)
-	if first > 0 && (before.Stats.FirstPlanMillis == 0 || first < s.res.Stats.FirstPlanMillis) {
-		s.res.Stats.FirstPlanMillis = first
-	}
-	return nil
-}
-
-// provisional holds a plan the portfolio verified while it still runs: the
-// best plan, and the progress report, until the portfolio returns (see
-// runHeuristics). It fits every capacity (the portfolio reports only
-// those).
-func (s *solver) provisional(plan *model.Plan, method string) {
-	peak := plan.Peak(s.p)
-	if s.res.Plan != nil && peak >= s.res.Peak {
-		return
-	}
-	if s.res.Plan == nil {
-		s.res.Stats.FirstPlanMillis = float64(time.Since(s.start).Microseconds()) / 1000
-	}
-	s.res.Plan, s.res.Peak, s.res.Method = plan, peak, method
-	if s.opt.Progress != nil {
-		s.opt.Progress(Progress{Elapsed: time.Since(s.start), Peak: peak, LowerBound: s.res.LowerBound, Phase: method})
-	}
-}
-
-// racesPortfolio reports whether a race deciding capacity c (0:
-// minimising) includes the heuristic portfolio: only with room between the
-// lower bound and c.
-func (s *solver) racesPortfolio(c int64) bool {
-	return c > 0 && c > s.res.LowerBound
-}
-
-// fillScratch runs the scratch gap-filling pass (seed 004) on the best plan
-// when the problem has scratch buffers: elastic scratch is grown into free
-// space, and the result is kept only when it verifies and its peak is no
-// higher.
-func (s *solver) fillScratch() error {
-	if s.res.Plan == nil || !hasScratch(s.p) {
-		return nil
-	}
-	// When its time (passContext) runs out, the plan is kept without the
-	// pass (elastic scratch at its minimum), which
-	// stats.engines.scratch_pass says.
-	ctx, cancel := s.passContext()
-	defer cancel()
-	filled, err := heuristics.FillScratchContext(ctx, s.p, s.res.Plan, s.opt.Scratch)
-	if err != nil && ctx.Err() != nil {
-		s.res.Stats.engine("scratch_pass", "stopped at the time limit: scratch buffers keep the engines' placement")
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("scratch pass: %w", err)
-	}
-	if v := verify.Check(s.p, filled); len(v) > 0 {
-		return fmt.Errorf("internal error: the scratch pass produced an invalid plan (%s); please report it", v[0])
-	}
-	if filled.Peak(s.p) <= s.res.Peak {
-		s.res.Plan = filled
-		s.res.Method += "+scratch"
-	}
-	return nil
-}
-
-// honourHints moves hinted buffers of the final plan (whichever engine made
-// it) to their hints where that costs nothing; the count goes to the stats.
-func (s *solver) honourHints() error {
-	if s.res.Plan == nil || !hasHints(s.p) {
-		return nil
-	}
-	ctx, cancel := s.passContext()
-	defer cancel()
-	moved, n := heuristics.HonourHintsContext(ctx, s.p, s.res.Plan)
-	if v := verify.Check(s.p, moved); len(v) > 0 {
-		return fmt.Errorf("internal error: honouring hints produced an invalid plan (%s); please report it", v[0])
-	}
-	if moved.Peak(s.p) <= s.res.Peak {
-		s.res.Plan = moved
-		s.res.Stats.HintsHonoured = n
-	}
-	return nil
-}
-
-// passContext bounds a pass after the engines (scratch, hints): they have
-// used the time limit, so it gets a fiftieth of it more (at least 20 ms),
-// which a small problem never needs and a huge one cannot overrun.
-func (s *solver) passContext() (context.Context, context.CancelFunc) {
-	if s.opt.TimeLimit <= 0 {
-		return context.Background(), func() {}
-	}
-	return context.WithTimeout(context.Background(), max(s.opt.TimeLimit/50, 20*time.Millisecond))
-}
-
-func hasHints(p *model.Problem) bool {
-	for i := range p.Buffers {
-		if p.Buffers[i].Hint != nil && *p.Buffers[i].Hint >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func hasScratch(p *model.Problem) bool {
-	for i := range p.Buffers {
-		if p.Buffers[i].Kind == model.Scratch {
-			return true
-		}
-	}
-	return false
 }
 
 // offer verifies a plan and keeps it when it is the best so far. A plan that

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/optalloc/optalloc/exact/bnb"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/solve/bnb"
 )
 
 // The exact split: which candidates a faster pool keeps so that the weight

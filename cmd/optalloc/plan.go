@@ -10,12 +10,12 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/optalloc/optalloc/exact/bnb"
 	"github.com/optalloc/optalloc/formats/csv"
 	"github.com/optalloc/optalloc/formats/jsonfmt"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
-	"github.com/optalloc/optalloc/solve/bnb"
 )
 
 func init() {

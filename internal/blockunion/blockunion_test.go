@@ -86,7 +86,7 @@ func TestMinUnionEqualsBruteForce(t *testing.T) {
 	}
 }
 
-// TestMinUnionExample is the example of solve/pairbound.go
+// TestMinUnionExample is the example of bounds/pair.go
 // (MiniMalloc C with alignment 65536, in 1 KiB units:
 // a 696-unit buffer at one time, 86, 144 and 466 at the next).
 func TestMinUnionExample(t *testing.T) {

@@ -131,3 +131,88 @@ func Chain(rng *rand.Rand, n int) *model.Problem {
 	}
 	return p
 }
+
+// LongFeatures is a random problem over a long schedule with alignments (a
+// third with a pool alignment too), alias members, gaps and elastic
+// buffers; pinned is the fraction of the alias roots then pinned where
+// place (a planner, e.g. greedy-size) puts them. It returns nil when the
+// draw is not a valid problem or place fails; the same rng state gives the
+// same problem.
+func LongFeatures(rng *rand.Rand, n int, pinned float64, place func(*model.Problem) (*model.Plan, error)) *model.Problem {
+	p := &model.Problem{Name: "long"}
+	step := int64(16) // alias deltas: multiples of the pool's alignment
+	if rng.IntN(3) == 0 {
+		p.Pools = []model.Pool{{Name: "sram", Align: 32}}
+		step = 32
+	}
+	aliased := map[int]bool{} // one alias per parent: two could share its bytes
+	for i := 0; i < n; i++ {
+		s := int64(i/4) + rng.Int64N(4)
+		e := s + 1 + rng.Int64N(6)
+		if rng.IntN(10) == 0 {
+			e += rng.Int64N(40)
+		}
+		b := model.Buffer{ID: fmt.Sprint("b", i), Start: s, End: e, Size: 16 * (1 + rng.Int64N(32))}
+		switch rng.IntN(10) {
+		case 0:
+			b.Align = 64
+		case 1:
+			b.Align = 128
+		case 2:
+			b.MaxSize, b.Kind = 2*b.Size, model.Scratch
+		}
+		if i == 0 || rng.IntN(10) != 0 {
+			// no alias
+		} else if j := max(0, i-1-rng.IntN(8)); p.Buffers[j].MaxSize == 0 && !aliased[j] {
+			aliased[j] = true
+			par := &p.Buffers[j]
+			b.Size = 16 * (1 + rng.Int64N(par.Size/16))
+			b.Alias = &model.Alias{Parent: par.ID, Delta: step * rng.Int64N((par.Size-b.Size)/step+1)}
+			b.Align, b.MaxSize, b.Kind = 0, 0, ""
+			b.Start, b.End = par.Start+rng.Int64N(par.End-par.Start), par.End+rng.Int64N(3)
+		}
+		if b.End-b.Start >= 3 && rng.IntN(10) == 0 {
+			g := model.Gap{Start: b.Start + 1, End: b.Start + 2}
+			if rng.IntN(2) == 0 {
+				g.Window, g.Lo, g.Hi = true, 0, 16
+			}
+			b.Gaps = []model.Gap{g}
+		}
+		p.Buffers = append(p.Buffers, b)
+	}
+	if p.Validate() != nil {
+		return nil
+	}
+	if pinned > 0 {
+		plan, err := place(p)
+		if err != nil {
+			return nil
+		}
+		for i := range p.Buffers {
+			if p.Buffers[i].Alias == nil && rng.Float64() < pinned {
+				off := plan.Placements[i].Offset
+				p.Buffers[i].Pin = &off
+			}
+		}
+	}
+	return p
+}
+
+// Timed returns n buffers over times 0..6 with sizes 1..8, a third
+// aligned to 2 or 4 and a few pinned at aligned offsets.
+func Timed(rng *rand.Rand, n int) *model.Problem {
+	p := &model.Problem{Name: "timed"}
+	for i := range n {
+		s := rng.Int64N(6)
+		b := model.Buffer{ID: fmt.Sprint(i), Start: s, End: s + 1 + rng.Int64N(6-s), Size: 1 + rng.Int64N(8)}
+		if rng.IntN(3) == 0 {
+			b.Align = 2 << rng.IntN(2)
+		}
+		if rng.IntN(8) == 0 {
+			o := rng.Int64N(4) * 4
+			b.Pin = &o
+		}
+		p.Buffers = append(p.Buffers, b)
+	}
+	return p
+}

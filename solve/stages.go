@@ -1,0 +1,135 @@
+package solve
+
+import "context"
+
+// A stage is one step of the single-pool pipeline. It reads what the
+// stages before it handed on and hands on its own results the same way,
+// through the solve's state: s.res (the best plan that fits, the lower
+// bound and its name in s.boundName, the statistics), s.overPlan (the
+// lowest plan above a capacity) and the flags noted on each stage.
+type stage interface {
+	// applies reports whether the stage runs now, given what the stages
+	// before it handed on.
+	applies(ctx context.Context, s *solver) bool
+	run(ctx context.Context, s *solver) error
+}
+
+// pipeline is the single-pool solve, in order.
+var pipeline = []stage{
+	boundsStage{},                // the starting lower bound (bounds.Start)
+	roundedStage{},               // the rounded problem's plan and bound; sets s.roundedGave
+	heuristicsStage{share: true}, // the portfolio's plan; sets s.heuristicsCut
+	coarseStage{},                // the coarse restrictions' plans
+	refineStage{},                // a lower plan, when no exact engine takes the problem
+	exactStage{},                 // the race's plans, a raised bound or a refutation
+	resumeStage{},                // the portfolio again when its share had cut it short
+	squeakyStage{},               // a lower plan on large problems
+	scratchStage{},               // elastic scratch grown into free space
+	hintsStage{},                 // hinted buffers moved to their hints
+}
+
+// fitTest is the pipeline of a quick fit test while splitting pools (see
+// fitPool): the bound and one planner.
+var fitTest = []stage{boundsStage{}, heuristicsStage{}}
+
+// runStages runs the stages that apply, in order.
+func (s *solver) runStages(ctx context.Context, stages []stage) error {
+	for _, st := range stages {
+		if !st.applies(ctx, s) {
+			continue
+		}
+		if err := st.run(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// boundsStage computes the lower bound the solve starts from.
+type boundsStage struct{}
+
+func (boundsStage) applies(context.Context, *solver) bool    { return true }
+func (boundsStage) run(ctx context.Context, s *solver) error { return s.startBound(ctx) }
+
+// roundedStage minimises the problem with its sizes rounded up to the
+// offsets' grid instead of the original (rounded.go); when it gives a
+// plan, the heuristics, the restrictions and the refinement of the
+// original are skipped, and the race on the original closes the last gap.
+type roundedStage struct{}
+
+func (roundedStage) applies(_ context.Context, s *solver) bool { return s.roundedApplies() }
+func (roundedStage) run(ctx context.Context, s *solver) error  { return s.runRounded(ctx) }
+
+// heuristicsStage runs the heuristic portfolio (heuristics.go); with
+// share, auto and exact give it at most 1/heuristicShare of the time left.
+// The engines alone (methods bnb and sat) skip it.
+type heuristicsStage struct{ share bool }
+
+func (heuristicsStage) applies(_ context.Context, s *solver) bool {
+	return !s.roundedGave && (s.quick || s.opt.Method != "bnb" && s.opt.Method != "sat")
+}
+func (h heuristicsStage) run(ctx context.Context, s *solver) error {
+	return s.runHeuristics(ctx, h.share)
+}
+
+// coarseStage solves the coarse restrictions of a minimisation (coarse.go).
+type coarseStage struct{}
+
+func (coarseStage) applies(ctx context.Context, s *solver) bool {
+	return !s.roundedGave && s.coarseApplies() && ctx.Err() == nil && s.coarseMinimises()
+}
+func (coarseStage) run(ctx context.Context, s *solver) error { return s.runCoarse(ctx) }
+
+// refineStage runs the time-window refinement ahead of the race when no
+// exact engine takes the problem on (refine.go); when one does, the
+// refinement is one of the race's engines instead.
+type refineStage struct{}
+
+func (refineStage) applies(ctx context.Context, s *solver) bool {
+	if s.roundedGave || !s.refineApplies() || ctx.Err() != nil || s.exactTakes() {
+		return false
+	}
+	from, _ := s.refineStart()
+	return from != nil
+}
+func (refineStage) run(ctx context.Context, s *solver) error { return s.runRefine(ctx) }
+
+// exactStage races the exact engines (exact.go) when the question is
+// still open.
+type exactStage struct{}
+
+func (exactStage) applies(ctx context.Context, s *solver) bool { return s.exactApplies(ctx) }
+func (exactStage) run(ctx context.Context, s *solver) error    { return s.runExact(ctx) }
+
+// resumeStage gives the portfolio the time the exact engines left when its
+// own share had cut it short (heuristics.go).
+type resumeStage struct{}
+
+func (resumeStage) applies(ctx context.Context, s *solver) bool { return s.resumes(ctx) }
+func (resumeStage) run(ctx context.Context, s *solver) error {
+	return s.runHeuristics(ctx, false)
+}
+
+// squeakyStage runs the squeaky-wheel improvement on large problems
+// (improve.go).
+type squeakyStage struct{}
+
+func (squeakyStage) applies(ctx context.Context, s *solver) bool { return s.squeakyApplies(ctx) }
+func (squeakyStage) run(ctx context.Context, s *solver) error    { return s.runSqueaky(ctx) }
+
+// scratchStage grows elastic scratch buffers into free space (passes.go).
+type scratchStage struct{}
+
+func (scratchStage) applies(_ context.Context, s *solver) bool {
+	return s.res.Plan != nil && hasScratch(s.p)
+}
+func (scratchStage) run(_ context.Context, s *solver) error { return s.fillScratch() }
+
+// hintsStage moves hinted buffers to their hints where that costs nothing
+// (passes.go).
+type hintsStage struct{}
+
+func (hintsStage) applies(_ context.Context, s *solver) bool {
+	return s.res.Plan != nil && hasHints(s.p)
+}
+func (hintsStage) run(_ context.Context, s *solver) error { return s.honourHints() }
