@@ -108,7 +108,7 @@ func (b *builder) summarise(p *model.Problem, infos []*minfo) error {
 	if err != nil {
 		return err
 	}
-	r.MaxLive = p.ComputeSweep().MaxLive
+	r.MaxLive = maxLiveOf(p)
 	single := len(infos) == 1 && len(full) == 1
 	for k, mi := range infos {
 		var sep *model.Problem
@@ -125,7 +125,7 @@ func (b *builder) summarise(p *model.Problem, infos []*minfo) error {
 			if sep, err = b.emit(infos[k:k+1], [][]int{{0}}, false); err != nil {
 				return err
 			}
-			maxLive = sep.ComputeSweep().MaxLive
+			maxLive = maxLiveOf(sep)
 		}
 		mr := ModelReport{Name: mi.name, Ops: len(mi.m.Ops), Tensors: len(mi.tensors), Buffers: len(sep.Buffers),
 			MaxLive: maxLive}
