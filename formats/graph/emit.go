@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/optalloc/optalloc/model"
 )
@@ -105,20 +106,32 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 	}
 	// Room for every tensor and scratch buffer: growing a slice of 100 000
 	// buffers one append at a time cost a fifth of reading a large graph.
-	room := 0
+	room, checked := 0, 0
 	for _, mi := range infos {
 		room += len(mi.tensors)
+		if mi.prefix != "" {
+			checked += len(mi.tensors)
+		}
 		for o := range mi.m.Ops {
 			room += len(mi.m.Ops[o].Scratch)
+			checked += len(mi.m.Ops[o].Scratch)
 		}
 	}
 	p := &model.Problem{Name: b.file, Buffers: make([]model.Buffer, 0, room)}
-	idLine := make(map[string]int, room)
+	idLine := make(map[string]int, checked)
 	var align int64
 	if b.align > 1 {
 		align = b.align
 	}
-	add := func(buf model.Buffer) error {
+	// add appends a buffer, checking that its id is new. An id without
+	// ":" of a single-model file's tensor is its tensor's name: distinct
+	// from the other tensors' (checkModel) and from every scratch id (they
+	// have ":"), so it skips the map (a tenth of reading a large graph).
+	add := func(buf model.Buffer, distinct bool) error {
+		if distinct {
+			p.Buffers = append(p.Buffers, buf)
+			return nil
+		}
 		if l, dup := idLine[buf.ID]; dup {
 			return b.errf(buf.Line, "buffer id %q is used twice (also line %d): rename the tensor, op or scratch", buf.ID, l)
 		}
@@ -188,7 +201,7 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 				setLife(&buf, l.intervals(ti.start, ti.end))
 			}
 			bidx[t] = len(p.Buffers)
-			if err := add(buf); err != nil {
+			if err := add(buf, mi.prefix == "" && !strings.Contains(id, ":")); err != nil {
 				return nil, err
 			}
 		}
@@ -217,7 +230,7 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 				if variable[s] && o.Scratch[s].MaxSize == nil {
 					open = append(open, len(p.Buffers))
 				}
-				if err := add(buf); err != nil {
+				if err := add(buf, false); err != nil {
 					return nil, err
 				}
 			}
