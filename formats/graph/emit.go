@@ -43,6 +43,21 @@ func (l layout) intervals(s, e int64) [][2]int64 {
 	return out
 }
 
+// setLife gives buf the global lifetime of local [s, e): one interval
+// when the model's stage is serial (no list of intervals to allocate,
+// which cost a tenth of reading a large graph), else intervals with gaps.
+func (l layout) setLife(buf *model.Buffer, s, e int64) {
+	switch {
+	case l.outer == 1:
+		buf.Start, buf.End, buf.Gaps = l.base+s*l.inner, l.base+e*l.inner, nil
+	case s == 0 && e == l.steps:
+		sp := l.span()
+		buf.Start, buf.End, buf.Gaps = sp[0], sp[1], nil
+	default:
+		setLife(buf, l.intervals(s, e))
+	}
+}
+
 // span is the global interval of the model's stage.
 func (l layout) span() [2]int64 { return [2]int64{l.base, l.base + l.outer*l.steps*l.inner} }
 
@@ -198,7 +213,7 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 			if constant(ti.kind) && b.resident(mi) {
 				setLife(&buf, [][2]int64{whole})
 			} else {
-				setLife(&buf, l.intervals(ti.start, ti.end))
+				l.setLife(&buf, ti.start, ti.end)
 			}
 			bidx[t] = len(p.Buffers)
 			if err := add(buf, mi.prefix == "" && !strings.Contains(id, ":")); err != nil {
@@ -220,7 +235,7 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 					return nil, err
 				}
 				buf.Align = align
-				setLife(&buf, l.intervals(int64(i), int64(i)+1))
+				l.setLife(&buf, int64(i), int64(i)+1)
 				bufs[s], variable[s] = buf, v
 			}
 			if err := b.shareScratch(mi, o, bufs, variable); err != nil {
@@ -272,6 +287,9 @@ func (b *builder) resident(mi *minfo) bool { return !mi.m.ReloadWeights && !b.re
 // every member at delta 0 inside the one before it (a chain, so that no two
 // members are unrelated siblings on the same bytes).
 func (b *builder) shareScratch(mi *minfo, o *Op, bufs []model.Buffer, variable []bool) error {
+	if !slices.ContainsFunc(o.Scratch, func(sc Scratch) bool { return sc.Shares != "" }) {
+		return nil
+	}
 	byName := map[string]int{}
 	for s := range bufs {
 		byName[scratchName(o, s)] = s
@@ -344,29 +362,32 @@ func (b *builder) scratch(mi *minfo, o *Op, s int, sc Scratch) (model.Buffer, bo
 	if sc.LatencyCritical != nil {
 		buf.LatencyCritical = *sc.LatencyCritical
 	}
-	where := b.opWhere(mi, o) + ": scratch " + name
+	fail := func(format string, args ...any) (model.Buffer, bool, error) {
+		where := b.opWhere(mi, o) + ": scratch " + name
+		return buf, false, b.errf(o.Line, "%s: "+format, append([]any{where}, args...)...)
+	}
 	for _, v := range []*int64{sc.Size, sc.MinSize, sc.MaxSize} {
 		if v != nil && *v > 1<<52 {
-			return buf, false, b.errf(o.Line, "%s: %d bytes is too large", where, *v)
+			return fail("%d bytes is too large", *v)
 		}
 	}
 	switch {
 	case sc.Size != nil && (sc.MinSize != nil || sc.MaxSize != nil):
-		return buf, false, b.errf(o.Line, "%s: give size (fixed) or min_size/max_size (variable), not both", where)
+		return fail("give size (fixed) or min_size/max_size (variable), not both")
 	case sc.Size != nil:
 		if *sc.Size < 0 {
-			return buf, false, b.errf(o.Line, "%s: size %d is negative", where, *sc.Size)
+			return fail("size %d is negative", *sc.Size)
 		}
 		buf.Size = alignUp(*sc.Size, b.align)
 		return buf, false, nil
 	case sc.MinSize != nil:
 		if *sc.MinSize < 0 {
-			return buf, false, b.errf(o.Line, "%s: min_size %d is negative", where, *sc.MinSize)
+			return fail("min_size %d is negative", *sc.MinSize)
 		}
 		buf.Size = alignUp(*sc.MinSize, b.align)
 		if sc.MaxSize != nil {
 			if *sc.MaxSize < *sc.MinSize {
-				return buf, false, b.errf(o.Line, "%s: max_size %d is below min_size %d", where, *sc.MaxSize, *sc.MinSize)
+				return fail("max_size %d is below min_size %d", *sc.MaxSize, *sc.MinSize)
 			}
 			if m := alignDown(*sc.MaxSize, b.align); m > buf.Size {
 				buf.MaxSize = m
@@ -374,5 +395,5 @@ func (b *builder) scratch(mi *minfo, o *Op, s int, sc Scratch) (model.Buffer, bo
 		}
 		return buf, true, nil
 	}
-	return buf, false, b.errf(o.Line, "%s: missing size (give size, or min_size and optionally max_size)", where)
+	return fail("missing size (give size, or min_size and optionally max_size)")
 }
