@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"math"
 	"unicode/utf8"
 )
@@ -353,42 +354,55 @@ func (d *fastDecoder) schedule() *Schedule {
 	return &Schedule{Stages: stages}
 }
 
-// chunks collects the elements of a long list in chunks and copies them
-// once into a slice of the exact length: growing one slice by append
-// allocated five times the final size for 100 000 ops.
-type chunks[T any] struct {
-	full [][]T
-	cur  []T
-	n    int
-}
-
-func (c *chunks[T]) add(v T) {
-	if len(c.cur) == cap(c.cur) {
-		if c.cur != nil {
-			c.full = append(c.full, c.cur)
+// count returns the number of objects in the array that starts at the
+// next '[', so that the lists of tensors and ops are allocated once at
+// their size (growing them by append allocated five times their final
+// size for 100 000 ops). It only counts '{' at the array's level: a
+// malformed document gets no more room than a valid one of its size would.
+// Strings are skipped with bytes.IndexByte.
+func (d *fastDecoder) count() int {
+	if !d.peek('[') {
+		return 0
+	}
+	depth, n := 0, 0
+	for i := d.pos; i < len(d.data); i++ {
+		switch d.data[i] {
+		case '"':
+			for {
+				k := bytes.IndexByte(d.data[i+1:], '"')
+				if k < 0 {
+					return n
+				}
+				i += k + 1
+				bs := 0 // an odd run of backslashes escapes the quote
+				for d.data[i-1-bs] == '\\' {
+					bs++
+				}
+				if bs%2 == 0 {
+					break
+				}
+			}
+		case '{':
+			if depth == 1 {
+				n++
+			}
+			depth++
+		case '[':
+			depth++
+		case ']', '}':
+			if depth--; depth == 0 {
+				return n
+			}
 		}
-		c.cur = make([]T, 0, min(8192, max(16, 2*c.n)))
 	}
-	c.cur = append(c.cur, v)
-	c.n++
-}
-
-// list returns the elements, nil when there are none.
-func (c *chunks[T]) list() []T {
-	if c.full == nil {
-		return c.cur
-	}
-	out := make([]T, 0, c.n)
-	for _, ch := range c.full {
-		out = append(out, ch...)
-	}
-	return append(out, c.cur...)
+	return n
 }
 
 func (d *fastDecoder) tensors() []Tensor {
-	var out chunks[Tensor]
+	out := make([]Tensor, 0, d.count())
 	d.array(func() {
-		t := Tensor{Line: d.line}
+		out = append(out, Tensor{Line: d.line})
+		t := &out[len(out)-1]
 		d.object(func(key string) {
 			switch key {
 			case "name":
@@ -409,15 +423,18 @@ func (d *fastDecoder) tensors() []Tensor {
 				d.bad = true
 			}
 		})
-		out.add(t)
 	})
-	return out.list()
+	if len(out) == 0 {
+		return nil // like encoding/json's path, which appends
+	}
+	return out
 }
 
 func (d *fastDecoder) ops() []Op {
-	var out chunks[Op]
+	out := make([]Op, 0, d.count())
 	d.array(func() {
-		o := Op{Line: d.line}
+		out = append(out, Op{Line: d.line})
+		o := &out[len(out)-1]
 		d.object(func(key string) {
 			switch key {
 			case "name":
@@ -445,9 +462,11 @@ func (d *fastDecoder) ops() []Op {
 				d.bad = true
 			}
 		})
-		out.add(o)
 	})
-	return out.list()
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 func (d *fastDecoder) scratch() []Scratch {

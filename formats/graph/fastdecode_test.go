@@ -199,3 +199,31 @@ func FuzzFastDecode(f *testing.F) {
 		sameAsSlow(t, src)
 	})
 }
+
+// TestCount: count finds the objects of an array, whatever its strings
+// hold, so that the lists are allocated once at their size.
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want int
+	}{
+		{`[]`, 0},
+		{` [{}]`, 1},
+		{`[{"a": "x\"{"}, {"b": "\\"}, {"c": [{}, {}]}]`, 3},
+		{`[{"a": "\\\"}{"}, {}] [{}]`, 2},
+		{`[1, 2, "{"]`, 0},
+		{`{"a": [{}]}`, 0},
+		{`[{`, 1},
+	} {
+		d := &fastDecoder{data: []byte(tc.src)}
+		assert.Equal(t, tc.want, d.count(), tc.src)
+	}
+	for _, g := range goldenGraphs(t) {
+		f, ok := fastDecode([]byte(g.src))
+		require.True(t, ok, g.name)
+		for _, m := range append([]Model{{Tensors: f.Tensors, Ops: f.Ops}}, f.Models...) {
+			assert.Equal(t, len(m.Tensors), cap(m.Tensors), g.name)
+			assert.Equal(t, len(m.Ops), cap(m.Ops), g.name)
+		}
+	}
+}
