@@ -126,13 +126,13 @@ func Build(f *File, name string) (*model.Problem, *Report, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := b.emit(infos, stages, true)
+	p, parents, err := b.emit(infos, stages, true)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(stages) > 1 && slices.ContainsFunc(infos, func(mi *minfo) bool { return !mi.m.ReloadWeights }) {
 		b.reloadAll = true
-		b.rep.Reload, err = b.emit(infos, stages, false)
+		b.rep.Reload, _, err = b.emit(infos, stages, false)
 		b.reloadAll = false
 		if err != nil {
 			return nil, nil, err
@@ -152,7 +152,7 @@ func Build(f *File, name string) (*model.Problem, *Report, error) {
 			b.rep.Stages[s] = append(b.rep.Stages[s], infos[k].name)
 		}
 	}
-	if err := b.summarise(p, infos); err != nil {
+	if err := b.summarise(p, parents, infos); err != nil {
 		return nil, nil, err
 	}
 	return p, b.rep, nil

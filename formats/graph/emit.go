@@ -112,12 +112,14 @@ func setLife(buf *model.Buffer, ivs [][2]int64) {
 	}
 }
 
-// emit builds the problem of the given stages. With record it fills the
-// report's weight sharing and scratch lists.
-func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Problem, error) {
+// emit builds the problem of the given stages and, for every buffer, the
+// index of its alias parent (-1 for none), which maxLiveOf uses instead
+// of an index of the ids. With record it fills the report's weight sharing
+// and scratch lists.
+func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Problem, []int, error) {
 	lay, err := b.layouts(infos, stages)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Room for every tensor and scratch buffer: growing a slice of 100 000
 	// buffers one append at a time cost a fifth of reading a large graph.
@@ -133,6 +135,7 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 		}
 	}
 	p := &model.Problem{Name: b.file, Buffers: make([]model.Buffer, 0, room)}
+	parents := make([]int, 0, room)
 	idLine := make(map[string]int, checked)
 	var align int64
 	if b.align > 1 {
@@ -145,6 +148,7 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 	add := func(buf model.Buffer, distinct bool) error {
 		if distinct {
 			p.Buffers = append(p.Buffers, buf)
+			parents = append(parents, -1)
 			return nil
 		}
 		if l, dup := idLine[buf.ID]; dup {
@@ -152,6 +156,7 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 		}
 		idLine[buf.ID] = buf.Line
 		p.Buffers = append(p.Buffers, buf)
+		parents = append(parents, -1)
 		return nil
 	}
 	// Resident weights live over the whole timeline of every stage.
@@ -178,7 +183,7 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 			if constant(ti.kind) {
 				key, err := b.weightKey(ti)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				sp := l.span()
 				if b.resident(mi) {
@@ -187,7 +192,7 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 				if w, seen := weights[key]; seen && key != "" {
 					wb := &p.Buffers[w]
 					wb.Start, wb.End = min(wb.Start, sp[0]), max(wb.End, sp[1])
-					ids[t] = wb.ID
+					ids[t], bidx[t] = wb.ID, w
 					if record {
 						b.renamed[id] = wb.ID
 						s, ok := shares[w]
@@ -217,12 +222,13 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 			}
 			bidx[t] = len(p.Buffers)
 			if err := add(buf, mi.prefix == "" && !strings.Contains(id, ":")); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		for t := range mi.tensors {
 			if ti := &mi.tensors[t]; ti.parent >= 0 {
 				p.Buffers[bidx[t]].Alias = &model.Alias{Parent: ids[ti.parent], Delta: ti.delta}
+				parents[bidx[t]] = bidx[ti.parent]
 			}
 		}
 		for i := range mi.m.Ops {
@@ -232,21 +238,25 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 			for s, sc := range o.Scratch {
 				buf, v, err := b.scratch(mi, o, s, sc)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				buf.Align = align
 				l.setLife(&buf, int64(i), int64(i)+1)
 				bufs[s], variable[s] = buf, v
 			}
 			if err := b.shareScratch(mi, o, bufs, variable); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
+			first := len(p.Buffers)
 			for s, buf := range bufs {
 				if variable[s] && o.Scratch[s].MaxSize == nil {
 					open = append(open, len(p.Buffers))
 				}
 				if err := add(buf, false); err != nil {
-					return nil, err
+					return nil, nil, err
+				}
+				if buf.Alias != nil { // shared scratch: its parent is a scratch buffer of this op
+					parents[first+s] = first + slices.IndexFunc(bufs, func(x model.Buffer) bool { return x.ID == buf.Alias.Parent })
 				}
 			}
 		}
@@ -272,9 +282,9 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 		}
 	}
 	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("graph: internal error, the built problem is invalid: %w", err)
+		return nil, nil, fmt.Errorf("graph: internal error, the built problem is invalid: %w", err)
 	}
-	return p, nil
+	return p, parents, nil
 }
 
 // resident reports whether a model's weights stay in memory between its

@@ -6,13 +6,72 @@ import (
 	"github.com/optalloc/optalloc/model"
 )
 
-// maxLiveOf is p.ComputeSweep().MaxLive without the slots and components the
-// report does not need (they were a third of reading a 100 000-op graph):
-// the largest total of the pieces live at one time. When the timeline is
-// not much longer than the number of pieces, the loads are summed in an
-// array indexed by time instead of sorting the events.
-func maxLiveOf(p *model.Problem) int64 {
-	pieces := p.Pieces()
+// maxLiveOf is p.ComputeSweep().MaxLive without what the report does not
+// need (slots, components, an index of the ids: they were half of reading
+// a 100 000-op graph): the largest total of the pieces live at one time.
+// parent[i] is the index of buffer i's alias parent, -1 for none (emit
+// knows them). The pieces are model.Problem.Pieces's: a buffer outside
+// any alias group gives its rectangles, an alias group the union of its
+// members' byte ranges at every time.
+func maxLiveOf(p *model.Problem, parent []int) int64 {
+	n := len(p.Buffers)
+	root, delta := make([]int, n), make([]int64, n)
+	done := make([]bool, n)
+	grouped := false
+	var stack []int
+	for i := range n { // each chain walked once, like model's AliasRoots
+		j := i
+		for !done[j] && parent[j] >= 0 {
+			stack = append(stack, j)
+			j = parent[j]
+		}
+		if !done[j] {
+			root[j], done[j] = j, true
+		}
+		for k := len(stack) - 1; k >= 0; k-- {
+			s := stack[k]
+			q := parent[s]
+			root[s], delta[s], done[s] = root[q], delta[q]+p.Buffers[s].Alias.Delta, true
+			grouped = true
+		}
+		stack = stack[:0]
+	}
+	var first, next []int // members of each group, linked (CSR without sorting)
+	if grouped {
+		first, next = make([]int, n), make([]int, n)
+		for i := range first {
+			first[i] = -1
+		}
+		for i := n - 1; i >= 0; i-- {
+			if parent[i] >= 0 {
+				next[i], first[root[i]] = first[root[i]], i
+			}
+		}
+	}
+	pieces := make([]model.Piece, 0, n)
+	var rects []model.Rect
+	for i := range n {
+		b := &p.Buffers[i]
+		switch {
+		case parent[i] >= 0:
+			continue
+		case grouped && first[i] >= 0:
+			rects = b.Rects(0, rects[:0])
+			for m := first[i]; m >= 0; m = next[m] {
+				rects = p.Buffers[m].Rects(delta[m], rects)
+			}
+			for _, r := range model.UnionLoad(rects) {
+				pieces = append(pieces, model.Piece{Start: r.Start, End: r.End, Bytes: r.Hi, Buffer: i})
+			}
+		default:
+			rects = b.Rects(0, rects[:0])
+			for _, r := range rects {
+				if r.Hi > r.Lo {
+					pieces = append(pieces, model.Piece{Start: r.Start, End: r.End, Bytes: r.Hi - r.Lo, Buffer: i})
+				}
+			}
+		}
+	}
 	return peakLoad(pieces, denseLimit(len(pieces)))
 }
 
