@@ -60,10 +60,12 @@ func (b *builder) checkModel(m *Model, name string) (*minfo, error) {
 		if t.Name == "" {
 			return nil, b.errf(t.Line, "%stensor %d has no name", where, i+1)
 		}
-		if j, dup := mi.byName[t.Name]; dup {
+		// Insert and see whether the map grew: one hash instead of two.
+		n := len(mi.byName)
+		if mi.byName[t.Name] = i; len(mi.byName) == n {
+			j := slices.IndexFunc(m.Tensors, func(u Tensor) bool { return u.Name == t.Name })
 			return nil, b.errf(t.Line, "%stensor %q is defined twice (first on line %d)", where, t.Name, m.Tensors[j].Line)
 		}
-		mi.byName[t.Name] = i
 		if err := b.tensorSize(t, ti, where); err != nil {
 			return nil, err
 		}
@@ -74,10 +76,11 @@ func (b *builder) checkModel(m *Model, name string) (*minfo, error) {
 		if o.Name == "" {
 			return nil, b.errf(o.Line, "%sop %d has no name", where, i+1)
 		}
-		if j, dup := opNames[o.Name]; dup {
+		n := len(opNames)
+		if opNames[o.Name] = i; len(opNames) == n {
+			j := slices.IndexFunc(m.Ops, func(u Op) bool { return u.Name == o.Name })
 			return nil, b.errf(o.Line, "%sop %q is defined twice (first on line %d)", where, o.Name, m.Ops[j].Line)
 		}
-		opNames[o.Name] = i
 		if o.Type == "" {
 			return nil, b.errf(o.Line, "%sop %q has no type", where, o.Name)
 		}

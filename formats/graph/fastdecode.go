@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"bytes"
 	"math"
 	"unicode/utf8"
 )
@@ -359,27 +358,18 @@ func (d *fastDecoder) schedule() *Schedule {
 // their size (growing them by append allocated five times their final
 // size for 100 000 ops). It only counts '{' at the array's level: a
 // malformed document gets no more room than a valid one of its size would.
-// Strings are skipped with bytes.IndexByte.
 func (d *fastDecoder) count() int {
 	if !d.peek('[') {
 		return 0
 	}
+	data := d.data
 	depth, n := 0, 0
-	for i := d.pos; i < len(d.data); i++ {
-		switch d.data[i] {
+	for i := d.pos; i < len(data); i++ {
+		switch data[i] {
 		case '"':
-			for {
-				k := bytes.IndexByte(d.data[i+1:], '"')
-				if k < 0 {
-					return n
-				}
-				i += k + 1
-				bs := 0 // an odd run of backslashes escapes the quote
-				for d.data[i-1-bs] == '\\' {
-					bs++
-				}
-				if bs%2 == 0 {
-					break
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
 				}
 			}
 		case '{':
