@@ -44,7 +44,7 @@ func chainFile(n int) *graph.File {
 }
 
 // BenchmarkRead100kOps reads (decodes, builds, validates, reports) a model
-// graph of 100 000 ops; docs/reliability.md has its figures.
+// graph of 100 000 ops; docs/graphs.md has its figures.
 func BenchmarkRead100kOps(b *testing.B) {
 	var data bytes.Buffer
 	if err := graph.Write(&data, chainFile(100000)); err != nil {
