@@ -2,20 +2,23 @@ package graph
 
 import (
 	"math"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // fastDecoder reads the common shape of a .graph.json document in one pass
-// over the bytes, with no reflection and few allocations: strings are
-// substrings of one copy of the document, numbers are parsed in place, and
-// the small pointer fields and string lists come out of shared slabs.
+// over the bytes, with no reflection and few allocations: strings without
+// escapes are substrings of one copy of the document, numbers are parsed
+// in place, and the small pointer fields and string lists come out of
+// shared slabs.
 //
 // It accepts a strict subset of what the encoding/json path (decodeSlow)
 // accepts and builds the identical File: anything it does not handle
-// exactly — a syntax error, an unknown or duplicate field, a wrong type,
-// null, an escaped string, a number that is not a plain integer, trailing
-// data — makes it give up (bad), and Decode runs decodeSlow, whose
-// messages are the reference. FuzzFastDecode checks the two agree.
+// exactly — a syntax error, an unknown or duplicate field, a field name in
+// another case, a wrong type, null, a bad escape or a lone surrogate,
+// invalid UTF-8, a number that is not a plain integer, trailing data —
+// makes it give up (bad), and Decode runs decodeSlow, whose messages are
+// the reference. FuzzFastDecode checks the two agree.
 type fastDecoder struct {
 	data []byte
 	s    string // string(data): the strings of the File are its substrings
@@ -186,8 +189,11 @@ func (d *fastDecoder) array(elem func()) bool {
 	return true
 }
 
-// str reads a string without escapes or control characters; invalid UTF-8
-// (which encoding/json replaces) makes the document bad.
+// str reads a string. Without escapes it is cut from the document; with
+// escapes it is decoded like encoding/json does. A control character, an
+// unknown escape, a surrogate that is not half of a valid pair, or invalid
+// UTF-8 (all of which encoding/json rejects or replaces) makes the
+// document bad.
 func (d *fastDecoder) str() string {
 	if !d.next('"') {
 		return ""
@@ -201,7 +207,9 @@ func (d *fastDecoder) str() string {
 				d.bad = true
 			}
 			return d.s[start:i]
-		case c == '\\' || c < 0x20:
+		case c == '\\':
+			return d.unescape(start)
+		case c < 0x20:
 			d.bad = true
 			return ""
 		case c >= 0x80:
@@ -210,6 +218,98 @@ func (d *fastDecoder) str() string {
 	}
 	d.bad = true
 	return ""
+}
+
+// unescape decodes the string whose contents start at start and hold an
+// escape.
+func (d *fastDecoder) unescape(start int) string {
+	var out []byte
+	for i := start; i < len(d.data); {
+		c := d.data[i]
+		switch {
+		case c == '"':
+			if !utf8.Valid(d.data[start:i]) { // escapes are ASCII: this checks the literal bytes
+				d.bad = true
+				return ""
+			}
+			d.pos = i + 1
+			return string(out)
+		case c < 0x20:
+			d.bad = true
+			return ""
+		case c != '\\':
+			out = append(out, c)
+			i++
+			continue
+		}
+		if i+1 >= len(d.data) {
+			d.bad = true
+			return ""
+		}
+		switch e := d.data[i+1]; e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := d.hex4(i + 2)
+			if !ok {
+				d.bad = true
+				return ""
+			}
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r2, ok := d.hex4(i + 2)
+				if !ok || i+1 >= len(d.data) || d.data[i] != '\\' || d.data[i+1] != 'u' {
+					d.bad = true // a lone half: encoding/json writes U+FFFD
+					return ""
+				}
+				if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
+					d.bad = true
+					return ""
+				}
+				i += 6
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default:
+			d.bad = true
+			return ""
+		}
+		i += 2
+	}
+	d.bad = true
+	return ""
+}
+
+// hex4 reads the four hexadecimal digits at data[i:].
+func (d *fastDecoder) hex4(i int) (rune, bool) {
+	if i+4 > len(d.data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range d.data[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // int64 reads an integer -?(0|[1-9][0-9]*) that fits in an int64; a

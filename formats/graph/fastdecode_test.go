@@ -51,8 +51,8 @@ func TestFastDecodeMatchesSlow(t *testing.T) {
 // randomFile fills every field of the format with random values (not a
 // valid graph: Decode does not check graphs).
 func randomFile(rng *rand.Rand) *File {
-	str := func() string {
-		return []string{"", "x", "conv1/out", "héllo", "中文", "a b", "tab\there"[:3], "Relu"}[rng.IntN(8)]
+	str := func() string { // json.Marshal escapes the last four
+		return []string{"", "x", "conv1/out", "héllo", "中文", "a b", "Relu", "a<b&c", "q\"b\\s", "l\n\t", "\u2028😀"}[rng.IntN(11)]
 	}
 	i64 := func() int64 {
 		return []int64{0, 1, -1, 64, 1 << 40, 9223372036854775807, -9223372036854775808}[rng.IntN(7)]
@@ -148,8 +148,16 @@ func TestFastDecodeDeclines(t *testing.T) {
 	const ok = `{"tensors": [{"name": "x", "bytes": 4, "kind": "input"}], "ops": [{"name": "f", "type": "R", "inputs": ["x"]}]}`
 	require.True(t, sameAsSlow(t, ok))
 	for _, tc := range []struct{ name, from, to string }{
-		{"escaped string", `"name": "x"`, `"name": "\u0078"`},
-		{"escaped key", `"name": "x"`, `"n\u0061me": "x"`},
+		{"lone high surrogate", `"name": "x"`, `"name": "\ud83dx"`},
+		{"lone low surrogate", `"name": "x"`, `"name": "\ude00"`},
+		{"surrogates reversed", `"name": "x"`, `"name": "\ude00\ud83d"`},
+		{"high surrogate and a letter", `"name": "x"`, `"name": "\ud83d\u0041"`},
+		{"unknown escape", `"name": "x"`, `"name": "\x41"`},
+		{"escaped apostrophe", `"name": "x"`, `"name": "\'"`},
+		{"short unicode escape", `"name": "x"`, `"name": "\u41"`},
+		{"bad hex digit", `"name": "x"`, `"name": "\u00g1"`},
+		{"escape at the end", `"name": "x"`, `"name": "x\`},
+		{"invalid UTF-8 beside an escape", `"name": "x"`, "\"name\": \"\xff\\n\""},
 		{"key in other case", `"name": "x"`, `"Name": "x"`},
 		{"duplicate key", `"bytes": 4`, `"bytes": 4, "bytes": 8`},
 		{"duplicate top-level key", `"ops": [`, `"tensors": [], "ops": [`},
@@ -186,6 +194,16 @@ func TestFastDecodeDeclines(t *testing.T) {
 	}
 }
 
+// TestFastDecodeEscapes: escaped strings are decoded like encoding/json
+// decodes them, in keys and in values.
+func TestFastDecodeEscapes(t *testing.T) {
+	for _, name := range []string{`\u0078`, `a\"b`, `a\\b`, `a\/b`, `\b\f\n\r\t`, `\u00e9t\u00C9`,
+		`\ud83d\ude00 smile`, `\u0000`, `\u2028`, `caf\u00e9 café`, `a\u003cb\u0026c`} {
+		src := `{"tensors": [{"n\u0061me": "` + name + `", "bytes": 4, "kind": "input"}], "ops": [{"name": "f", "type": "R", "inputs": ["` + name + `"]}]}`
+		assert.True(t, sameAsSlow(t, src), src)
+	}
+}
+
 // FuzzFastDecode: whatever fastDecode accepts, encoding/json accepts and
 // decodes to the same File.
 func FuzzFastDecode(f *testing.F) {
@@ -195,6 +213,7 @@ func FuzzFastDecode(f *testing.F) {
 	 "ops": [{"name": "f", "type": "R", "inputs": [], "outputs": ["w"], "axis": -1, "begin": [0], "latency_critical": false,
 	  "scratch": [{"name": "s", "size": 3, "min_size": 1, "max_size": 2, "latency_critical": true, "shares": "t"}]}]}]}`)
 	f.Add(`{"schedule": "concurrent", "format": "optalloc-graph/1", "comment": "é", "name": "n", "order": "given", "models": []}`)
+	f.Add(`{"tensors": [{"n\u0061me": "\ud83d\ude00\"\\\/\b\f\n\r\t\u00e9", "bytes": 4}], "ops": []}`)
 	f.Fuzz(func(t *testing.T, src string) {
 		sameAsSlow(t, src)
 	})
