@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/optalloc/optalloc/formats"
 )
 
 // goldenPath holds a digest of what Read gives for every graph of
@@ -275,3 +277,14 @@ func richModel(rng *rand.Rand, m int) string {
 }
 
 func pick1(rng *rand.Rand, xs ...string) string { return xs[rng.IntN(len(xs))] }
+
+// TestLoadGivesReadsProblem: formats.Load's path, which skips the report's
+// figures for a single model, gives the problem or the error Read gives.
+func TestLoadGivesReadsProblem(t *testing.T) {
+	for _, g := range goldenGraphs(t) {
+		want, _, werr := Read(strings.NewReader(g.src), "g.graph.json")
+		got, gerr := formats.LoadBytes([]byte(g.src), "g.graph.json")
+		assert.Equal(t, fmt.Sprint(werr), fmt.Sprint(gerr), g.name)
+		assert.Equal(t, want, got, g.name)
+	}
+}
