@@ -44,7 +44,7 @@ func chainFile(n int) *graph.File {
 }
 
 // BenchmarkRead100kOps reads (decodes, builds, validates, reports) a model
-// graph of 100 000 ops; docs/reliability.md has its figures.
+// graph of 100 000 ops; docs/graphs.md has its figures.
 func BenchmarkRead100kOps(b *testing.B) {
 	var data bytes.Buffer
 	if err := graph.Write(&data, chainFile(100000)); err != nil {
@@ -52,6 +52,7 @@ func BenchmarkRead100kOps(b *testing.B) {
 	}
 	b.SetBytes(int64(data.Len()))
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		p, _, err := graph.Read(bytes.NewReader(data.Bytes()), "chain.graph.json")
 		if err != nil {
@@ -101,6 +102,8 @@ func BenchmarkReadReshapeChain100k(b *testing.B) {
 	if err := graph.Write(&data, reshapeChain(100000)); err != nil {
 		b.Fatal(err)
 	}
+	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if _, _, err := graph.Read(bytes.NewReader(data.Bytes()), "reshapes.graph.json"); err != nil {
 			b.Fatal(err)

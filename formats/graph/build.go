@@ -18,12 +18,20 @@ import (
 const DefaultAlignment = 64
 
 func init() {
-	read := func(r io.Reader, name string) (*model.Problem, error) {
-		p, _, err := Read(r, name)
-		return p, err
+	formats.Register(".graph.json", readProblem)
+	formats.RegisterSniffer(Sniff, readProblem)
+}
+
+// readProblem is Read for formats.Load, which has no use for the report:
+// it skips the report's figures where leaving them out cannot change the
+// outcome (see buildGraph).
+func readProblem(r io.Reader, name string) (*model.Problem, error) {
+	f, err := Decode(r, name)
+	if err != nil {
+		return nil, err
 	}
-	formats.Register(".graph.json", read)
-	formats.RegisterSniffer(Sniff, read)
+	p, _, err := buildGraph(f, name, false)
+	return p, err
 }
 
 // Sniff reports whether data looks like a model graph: a JSON object with
@@ -62,6 +70,15 @@ type builder struct {
 // schedule, aliases from the in-place rules and one buffer per distinct
 // weight content. The problem is validated. name is used in messages.
 func Build(f *File, name string) (*model.Problem, *Report, error) {
+	return buildGraph(f, name, true)
+}
+
+// buildGraph is Build; without withReport, the report of a single model lacks
+// its max-live and separate problem (summarise): a tenth of reading a
+// large graph, and nothing there can fail for one model, whose layout emit
+// already made. Several models are always summarised: emitting each one
+// alone may fail where the whole problem did not.
+func buildGraph(f *File, name string, withReport bool) (*model.Problem, *Report, error) {
 	b := &builder{file: name, align: f.Alignment, inputsFromStart: true, outputsToEnd: true, rules: f.InPlace, rep: &Report{File: name}, renamed: map[string]string{}}
 	if b.align == 0 {
 		b.align = DefaultAlignment
@@ -126,13 +143,13 @@ func Build(f *File, name string) (*model.Problem, *Report, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := b.emit(infos, stages, true)
+	p, parents, err := b.emit(infos, stages, true)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(stages) > 1 && slices.ContainsFunc(infos, func(mi *minfo) bool { return !mi.m.ReloadWeights }) {
 		b.reloadAll = true
-		b.rep.Reload, err = b.emit(infos, stages, false)
+		b.rep.Reload, _, err = b.emit(infos, stages, false)
 		b.reloadAll = false
 		if err != nil {
 			return nil, nil, err
@@ -152,8 +169,10 @@ func Build(f *File, name string) (*model.Problem, *Report, error) {
 			b.rep.Stages[s] = append(b.rep.Stages[s], infos[k].name)
 		}
 	}
-	if err := b.summarise(p, infos); err != nil {
-		return nil, nil, err
+	if withReport || len(infos) > 1 {
+		if err := b.summarise(p, parents, infos); err != nil {
+			return nil, nil, err
+		}
 	}
 	return p, b.rep, nil
 }

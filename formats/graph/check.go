@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/optalloc/optalloc/model"
@@ -42,7 +43,7 @@ func (b *builder) errf(line int, format string, args ...any) error {
 // checkModel checks names, sizes, kinds and the order of the ops, and
 // records producers and uses.
 func (b *builder) checkModel(m *Model, name string) (*minfo, error) {
-	mi := &minfo{m: m, name: name, byName: map[string]int{}, steps: int64(len(m.Ops))}
+	mi := &minfo{m: m, name: name, byName: make(map[string]int, len(m.Tensors)), steps: int64(len(m.Ops))}
 	where := ""
 	if b.several {
 		where = fmt.Sprintf("model %q: ", name)
@@ -59,37 +60,45 @@ func (b *builder) checkModel(m *Model, name string) (*minfo, error) {
 		if t.Name == "" {
 			return nil, b.errf(t.Line, "%stensor %d has no name", where, i+1)
 		}
-		if j, dup := mi.byName[t.Name]; dup {
+		// Insert and see whether the map grew: one hash instead of two.
+		n := len(mi.byName)
+		if mi.byName[t.Name] = i; len(mi.byName) == n {
+			j := slices.IndexFunc(m.Tensors, func(u Tensor) bool { return u.Name == t.Name })
 			return nil, b.errf(t.Line, "%stensor %q is defined twice (first on line %d)", where, t.Name, m.Tensors[j].Line)
 		}
-		mi.byName[t.Name] = i
 		if err := b.tensorSize(t, ti, where); err != nil {
 			return nil, err
 		}
 	}
-	opNames := map[string]int{}
+	opNames := make(map[string]int, len(m.Ops))
 	for i := range m.Ops {
 		o := &m.Ops[i]
 		if o.Name == "" {
 			return nil, b.errf(o.Line, "%sop %d has no name", where, i+1)
 		}
-		if j, dup := opNames[o.Name]; dup {
+		n := len(opNames)
+		if opNames[o.Name] = i; len(opNames) == n {
+			j := slices.IndexFunc(m.Ops, func(u Op) bool { return u.Name == o.Name })
 			return nil, b.errf(o.Line, "%sop %q is defined twice (first on line %d)", where, o.Name, m.Ops[j].Line)
 		}
-		opNames[o.Name] = i
 		if o.Type == "" {
 			return nil, b.errf(o.Line, "%sop %q has no type", where, o.Name)
 		}
-		seen := map[string]bool{}
-		for _, out := range o.Outputs {
+		var seen map[string]bool // for long lists; short ones are searched
+		if len(o.Outputs) > 16 {
+			seen = make(map[string]bool, len(o.Outputs))
+		}
+		for j, out := range o.Outputs {
 			k, ok := mi.byName[out]
 			if !ok {
 				return nil, b.errf(o.Line, "%sop %q: output %q is not a declared tensor", where, o.Name, out)
 			}
-			if seen[out] {
+			if seen[out] || seen == nil && slices.Contains(o.Outputs[:j], out) {
 				return nil, b.errf(o.Line, "%sop %q lists output %q twice", where, o.Name, out)
 			}
-			seen[out] = true
+			if seen != nil {
+				seen[out] = true
+			}
 			ti := &mi.tensors[k]
 			if ti.kind == model.Input || constant(ti.kind) {
 				return nil, b.errf(o.Line, "%sop %q produces %q, which is a graph %s (only activations and outputs are produced by ops)", where, o.Name, out, ti.kind)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/optalloc/optalloc/model"
 )
@@ -40,6 +41,21 @@ func (l layout) intervals(s, e int64) [][2]int64 {
 		out = append(out, [2]int64{l.base + (o*l.steps+s)*l.inner, l.base + (o*l.steps+e)*l.inner})
 	}
 	return out
+}
+
+// setLife gives buf the global lifetime of local [s, e): one interval
+// when the model's stage is serial (no list of intervals to allocate,
+// which cost a tenth of reading a large graph), else intervals with gaps.
+func (l layout) setLife(buf *model.Buffer, s, e int64) {
+	switch {
+	case l.outer == 1:
+		buf.Start, buf.End, buf.Gaps = l.base+s*l.inner, l.base+e*l.inner, nil
+	case s == 0 && e == l.steps:
+		sp := l.span()
+		buf.Start, buf.End, buf.Gaps = sp[0], sp[1], nil
+	default:
+		setLife(buf, l.intervals(s, e))
+	}
 }
 
 // span is the global interval of the model's stage.
@@ -96,34 +112,51 @@ func setLife(buf *model.Buffer, ivs [][2]int64) {
 	}
 }
 
-// emit builds the problem of the given stages. With record it fills the
-// report's weight sharing and scratch lists.
-func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Problem, error) {
+// emit builds the problem of the given stages and, for every buffer, the
+// index of its alias parent (-1 for none), which maxLiveOf uses instead
+// of an index of the ids. With record it fills the report's weight sharing
+// and scratch lists.
+func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Problem, []int, error) {
 	lay, err := b.layouts(infos, stages)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Room for every tensor and scratch buffer: growing a slice of 100 000
 	// buffers one append at a time cost a fifth of reading a large graph.
-	room := 0
+	room, checked := 0, 0
 	for _, mi := range infos {
 		room += len(mi.tensors)
+		if mi.prefix != "" {
+			checked += len(mi.tensors)
+		}
 		for o := range mi.m.Ops {
 			room += len(mi.m.Ops[o].Scratch)
+			checked += len(mi.m.Ops[o].Scratch)
 		}
 	}
 	p := &model.Problem{Name: b.file, Buffers: make([]model.Buffer, 0, room)}
-	idLine := make(map[string]int, room)
+	parents := make([]int, 0, room)
+	idLine := make(map[string]int, checked)
 	var align int64
 	if b.align > 1 {
 		align = b.align
 	}
-	add := func(buf model.Buffer) error {
+	// add appends a buffer, checking that its id is new. An id without
+	// ":" of a single-model file's tensor is its tensor's name: distinct
+	// from the other tensors' (checkModel) and from every scratch id (they
+	// have ":"), so it skips the map (a tenth of reading a large graph).
+	add := func(buf model.Buffer, distinct bool) error {
+		if distinct {
+			p.Buffers = append(p.Buffers, buf)
+			parents = append(parents, -1)
+			return nil
+		}
 		if l, dup := idLine[buf.ID]; dup {
 			return b.errf(buf.Line, "buffer id %q is used twice (also line %d): rename the tensor, op or scratch", buf.ID, l)
 		}
 		idLine[buf.ID] = buf.Line
 		p.Buffers = append(p.Buffers, buf)
+		parents = append(parents, -1)
 		return nil
 	}
 	// Resident weights live over the whole timeline of every stage.
@@ -150,7 +183,7 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 			if constant(ti.kind) {
 				key, err := b.weightKey(ti)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				sp := l.span()
 				if b.resident(mi) {
@@ -159,7 +192,7 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 				if w, seen := weights[key]; seen && key != "" {
 					wb := &p.Buffers[w]
 					wb.Start, wb.End = min(wb.Start, sp[0]), max(wb.End, sp[1])
-					ids[t] = wb.ID
+					ids[t], bidx[t] = wb.ID, w
 					if record {
 						b.renamed[id] = wb.ID
 						s, ok := shares[w]
@@ -185,16 +218,17 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 			if constant(ti.kind) && b.resident(mi) {
 				setLife(&buf, [][2]int64{whole})
 			} else {
-				setLife(&buf, l.intervals(ti.start, ti.end))
+				l.setLife(&buf, ti.start, ti.end)
 			}
 			bidx[t] = len(p.Buffers)
-			if err := add(buf); err != nil {
-				return nil, err
+			if err := add(buf, mi.prefix == "" && !strings.Contains(id, ":")); err != nil {
+				return nil, nil, err
 			}
 		}
 		for t := range mi.tensors {
 			if ti := &mi.tensors[t]; ti.parent >= 0 {
 				p.Buffers[bidx[t]].Alias = &model.Alias{Parent: ids[ti.parent], Delta: ti.delta}
+				parents[bidx[t]] = bidx[ti.parent]
 			}
 		}
 		for i := range mi.m.Ops {
@@ -204,21 +238,25 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 			for s, sc := range o.Scratch {
 				buf, v, err := b.scratch(mi, o, s, sc)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				buf.Align = align
-				setLife(&buf, l.intervals(int64(i), int64(i)+1))
+				l.setLife(&buf, int64(i), int64(i)+1)
 				bufs[s], variable[s] = buf, v
 			}
 			if err := b.shareScratch(mi, o, bufs, variable); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
+			first := len(p.Buffers)
 			for s, buf := range bufs {
 				if variable[s] && o.Scratch[s].MaxSize == nil {
 					open = append(open, len(p.Buffers))
 				}
-				if err := add(buf); err != nil {
-					return nil, err
+				if err := add(buf, false); err != nil {
+					return nil, nil, err
+				}
+				if buf.Alias != nil { // shared scratch: its parent is a scratch buffer of this op
+					parents[first+s] = first + slices.IndexFunc(bufs, func(x model.Buffer) bool { return x.ID == buf.Alias.Parent })
 				}
 			}
 		}
@@ -244,9 +282,9 @@ func (b *builder) emit(infos []*minfo, stages [][]int, record bool) (*model.Prob
 		}
 	}
 	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("graph: internal error, the built problem is invalid: %w", err)
+		return nil, nil, fmt.Errorf("graph: internal error, the built problem is invalid: %w", err)
 	}
-	return p, nil
+	return p, parents, nil
 }
 
 // resident reports whether a model's weights stay in memory between its
@@ -259,6 +297,9 @@ func (b *builder) resident(mi *minfo) bool { return !mi.m.ReloadWeights && !b.re
 // every member at delta 0 inside the one before it (a chain, so that no two
 // members are unrelated siblings on the same bytes).
 func (b *builder) shareScratch(mi *minfo, o *Op, bufs []model.Buffer, variable []bool) error {
+	if !slices.ContainsFunc(o.Scratch, func(sc Scratch) bool { return sc.Shares != "" }) {
+		return nil
+	}
 	byName := map[string]int{}
 	for s := range bufs {
 		byName[scratchName(o, s)] = s
@@ -331,29 +372,32 @@ func (b *builder) scratch(mi *minfo, o *Op, s int, sc Scratch) (model.Buffer, bo
 	if sc.LatencyCritical != nil {
 		buf.LatencyCritical = *sc.LatencyCritical
 	}
-	where := b.opWhere(mi, o) + ": scratch " + name
+	fail := func(format string, args ...any) (model.Buffer, bool, error) {
+		where := b.opWhere(mi, o) + ": scratch " + name
+		return buf, false, b.errf(o.Line, "%s: "+format, append([]any{where}, args...)...)
+	}
 	for _, v := range []*int64{sc.Size, sc.MinSize, sc.MaxSize} {
 		if v != nil && *v > 1<<52 {
-			return buf, false, b.errf(o.Line, "%s: %d bytes is too large", where, *v)
+			return fail("%d bytes is too large", *v)
 		}
 	}
 	switch {
 	case sc.Size != nil && (sc.MinSize != nil || sc.MaxSize != nil):
-		return buf, false, b.errf(o.Line, "%s: give size (fixed) or min_size/max_size (variable), not both", where)
+		return fail("give size (fixed) or min_size/max_size (variable), not both")
 	case sc.Size != nil:
 		if *sc.Size < 0 {
-			return buf, false, b.errf(o.Line, "%s: size %d is negative", where, *sc.Size)
+			return fail("size %d is negative", *sc.Size)
 		}
 		buf.Size = alignUp(*sc.Size, b.align)
 		return buf, false, nil
 	case sc.MinSize != nil:
 		if *sc.MinSize < 0 {
-			return buf, false, b.errf(o.Line, "%s: min_size %d is negative", where, *sc.MinSize)
+			return fail("min_size %d is negative", *sc.MinSize)
 		}
 		buf.Size = alignUp(*sc.MinSize, b.align)
 		if sc.MaxSize != nil {
 			if *sc.MaxSize < *sc.MinSize {
-				return buf, false, b.errf(o.Line, "%s: max_size %d is below min_size %d", where, *sc.MaxSize, *sc.MinSize)
+				return fail("max_size %d is below min_size %d", *sc.MaxSize, *sc.MinSize)
 			}
 			if m := alignDown(*sc.MaxSize, b.align); m > buf.Size {
 				buf.MaxSize = m
@@ -361,5 +405,5 @@ func (b *builder) scratch(mi *minfo, o *Op, s int, sc Scratch) (model.Buffer, bo
 		}
 		return buf, true, nil
 	}
-	return buf, false, b.errf(o.Line, "%s: missing size (give size, or min_size and optionally max_size)", where)
+	return fail("missing size (give size, or min_size and optionally max_size)")
 }

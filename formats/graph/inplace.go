@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/optalloc/optalloc/model"
@@ -103,6 +104,7 @@ func (b *builder) alias(mi *minfo, o *Op, rule string, child, parent int, delta 
 
 // report records the aliases that survived resolveOverlaps.
 func (b *builder) report(mi *minfo) {
+	b.rep.Aliases = slices.Grow(b.rep.Aliases, len(mi.made))
 	for _, m := range mi.made {
 		c := &mi.tensors[m.child]
 		if c.parent < 0 {

@@ -97,7 +97,7 @@ type ScratchInfo struct {
 }
 
 // summarise fills the per-model part of the report.
-func (b *builder) summarise(p *model.Problem, infos []*minfo) error {
+func (b *builder) summarise(p *model.Problem, parents []int, infos []*minfo) error {
 	r := b.rep
 	for i := range p.Buffers {
 		if constant(p.Buffers[i].Kind) {
@@ -108,7 +108,7 @@ func (b *builder) summarise(p *model.Problem, infos []*minfo) error {
 	if err != nil {
 		return err
 	}
-	r.MaxLive = p.ComputeSweep().MaxLive
+	r.MaxLive = maxLiveOf(p, parents)
 	single := len(infos) == 1 && len(full) == 1
 	for k, mi := range infos {
 		var sep *model.Problem
@@ -121,11 +121,12 @@ func (b *builder) summarise(p *model.Problem, infos []*minfo) error {
 			cp.Buffers, cp.Pools = slices.Clone(p.Buffers), slices.Clone(p.Pools)
 			sep = &cp
 		} else {
+			var sepParents []int
 			var err error
-			if sep, err = b.emit(infos[k:k+1], [][]int{{0}}, false); err != nil {
+			if sep, sepParents, err = b.emit(infos[k:k+1], [][]int{{0}}, false); err != nil {
 				return err
 			}
-			maxLive = sep.ComputeSweep().MaxLive
+			maxLive = maxLiveOf(sep, sepParents)
 		}
 		mr := ModelReport{Name: mi.name, Ops: len(mi.m.Ops), Tensors: len(mi.tensors), Buffers: len(sep.Buffers),
 			MaxLive: maxLive}
