@@ -128,6 +128,9 @@ func (s *solver) solveTiers(ctx context.Context) error {
 		}
 	}
 	left := groupsOf(p)
+	if err := s.spillAll(ctx, pools, order, left); err != nil {
+		return err
+	}
 	assigned := make([][]*group, len(pools))
 	// Pinned groups go to their first allowed pool (in the buffer's order).
 	var free []*group
@@ -187,6 +190,7 @@ func (s *solver) solveTiers(ctx context.Context) error {
 			left = rest
 			break
 		}
+		cand = onlyHereFirst(cand, order[n+1:])
 		take, spill := s.fitPool(sctx, pools[k], assigned[k], cand)
 		proven := false
 		if s.exactSplitOn() {
@@ -407,14 +411,21 @@ func (s *solver) solvePools(ctx context.Context, pools []model.Pool, assigned []
 	plan := model.NewPlan(s.p)
 	status := Optimal
 	var lb int64
+	method := ""
+	subs := make([]*model.Problem, len(assigned))
+	backs := make([][]int, len(assigned))
 	left := 0 // pools still to plan
-	for _, gs := range assigned {
-		if len(gs) > 0 {
+	for k, gs := range assigned {
+		subs[k], backs[k] = subProblem(s.p, pools[k], gs)
+		if len(subs[k].Buffers) > 0 {
 			left++
 		}
 	}
-	for k, gs := range assigned {
-		sub, back := subProblem(s.p, pools[k], gs)
+	quick, err := s.quickPools(ctx, pools, subs, backs)
+	if err != nil {
+		return err
+	}
+	for k, sub := range subs {
 		if len(sub.Buffers) == 0 {
 			continue
 		}
@@ -432,11 +443,16 @@ func (s *solver) solvePools(ctx context.Context, pools []model.Pool, assigned []
 		if err != nil {
 			return err
 		}
+		if quick != nil && r.Status != Optimal && (r.Plan == nil || quick[k].Peak(sub) < r.Plan.Peak(sub)) {
+			// The pool's solve ran out of time, or ended above its
+			// quick plan: the quick plan stands.
+			r.Plan, r.Status, r.Method = quick[k], Feasible, quickMethod(pools[k])
+		}
 		if r.Plan == nil {
 			s.res.Status, s.res.Reason = r.Status, fmt.Sprintf("pool %q: %s", pools[k].Name, r.Reason)
 			return nil
 		}
-		for j, i := range back {
+		for j, i := range backs[k] {
 			plan.Placements[i] = r.Plan.Placements[j]
 			plan.Placements[i].Pool = k
 		}
@@ -444,9 +460,22 @@ func (s *solver) solvePools(ctx context.Context, pools []model.Pool, assigned []
 		if r.Status != Optimal {
 			status = r.Status
 		}
-		s.res.Method = r.Method
+		method = r.Method
 	}
-	if err := s.offer(plan, "tiers+"+s.res.Method); err != nil {
+	// The split's plan replaces the provisional ones (spill, quick)
+	// whatever their peaks: the split's objective is the faster pools'
+	// share, not the highest pool's peak that keep compares.
+	first := s.res.Stats.FirstPlanMillis
+	held, heldPeak, heldMethod := s.res.Plan, s.res.Peak, s.res.Method
+	s.res.Plan = nil
+	err = s.offer(plan, "tiers+"+method)
+	if s.res.Plan == nil { // not kept: it does not fit (not expected)
+		s.res.Plan, s.res.Peak, s.res.Method = held, heldPeak, heldMethod
+	}
+	if first > 0 {
+		s.res.Stats.FirstPlanMillis = first
+	}
+	if err != nil {
 		return err
 	}
 	s.res.LowerBound = lb
@@ -455,4 +484,112 @@ func (s *solver) solvePools(ctx context.Context, pools []model.Pool, assigned []
 	}
 	s.tierStatus = status
 	return nil
+}
+
+// quickMethod is the planner of a pool's quick plan: for a pool with a
+// capacity the split's fit tests' planner (its share fitted with it), for
+// the pool that takes the rest the free list, fast at any size.
+func quickMethod(pool model.Pool) string {
+	if pool.Capacity > 0 {
+		return quickPlanner
+	}
+	return "freelist"
+}
+
+// quickPools plans every pool with one quick planner before the pools'
+// full solves, and offers the whole plan, so that a multi-pool problem has
+// a plan soon after its split rather than only when the last pool's solve
+// ends (10 000 buffers over two pools, --time-limit 1s: the first plan at
+// 1.0 s, and none at all on a loaded machine). It returns the pools' quick
+// plans, or nil when some pool has none (a share the exact split chose
+// that the quick planner cannot fit).
+func (s *solver) quickPools(ctx context.Context, pools []model.Pool, subs []*model.Problem, backs [][]int) ([]*model.Plan, error) {
+	t := time.Now()
+	defer s.res.Stats.phase("tiers-quick", t)
+	quick := make([]*model.Plan, len(subs))
+	plan := model.NewPlan(s.p)
+	for k, sub := range subs {
+		if len(sub.Buffers) == 0 {
+			continue
+		}
+		c := s.child(sub)
+		c.quick = true
+		c.opt.Method = quickMethod(pools[k])
+		r, err := c.heuristicOnly(ctx)
+		if err != nil || r.Plan == nil {
+			return nil, err
+		}
+		quick[k] = r.Plan
+		for j, i := range backs[k] {
+			plan.Placements[i] = r.Plan.Placements[j]
+			plan.Placements[i].Pool = k
+		}
+	}
+	return quick, s.offer(plan, "tiers+quick")
+}
+
+// spillAll offers, before the split, the plan that puts every buffer in
+// the slowest pool when that pool is unbounded and may hold them all (no
+// pins, every group allowed and on its grid), planned by the free list:
+// the split's fit tests may take a quarter of the time, and the solve
+// should hold a plan long before that (10 000 buffers over two pools,
+// --time-limit 10s: the first plan at 2.6 s, after the split, without it).
+// The split's plan replaces it as soon as one is lower.
+func (s *solver) spillAll(ctx context.Context, pools []model.Pool, order []int, groups []*group) error {
+	last := order[len(order)-1]
+	slow := pools[last]
+	if slow.Capacity != 0 || len(groups) == 0 {
+		return nil
+	}
+	for _, g := range groups {
+		if g.pinned || g.allowed != nil && !g.allowed[last] || !g.onGrid(s.p, &slow) {
+			return nil
+		}
+	}
+	t := time.Now()
+	defer s.res.Stats.phase("tiers-spill", t)
+	sub, back := subProblem(s.p, slow, groups)
+	c := s.child(sub)
+	c.quick = true
+	c.opt.Method = "freelist"
+	r, err := c.heuristicOnly(ctx)
+	if err != nil || r.Plan == nil {
+		return err
+	}
+	plan := model.NewPlan(s.p)
+	for j, i := range back {
+		plan.Placements[i] = r.Plan.Placements[j]
+		plan.Placements[i].Pool = last
+	}
+	return s.offer(plan, "tiers+spill")
+}
+
+// onlyHereFirst moves to the front (keeping their priority order) the
+// candidates that no later pool allows: spilled, they would fit nowhere
+// ("1 buffers fit in none of their allowed pools" when a low-priority
+// buffer allowed only in the fast pool found it filled by others).
+func onlyHereFirst(cand []*group, later []int) []*group {
+	nowhereElse := func(g *group) bool {
+		if g.allowed == nil {
+			return false
+		}
+		for _, q := range later {
+			if g.allowed[q] {
+				return false
+			}
+		}
+		return true
+	}
+	out := make([]*group, 0, len(cand))
+	for _, g := range cand {
+		if nowhereElse(g) {
+			out = append(out, g)
+		}
+	}
+	for _, g := range cand {
+		if !nowhereElse(g) {
+			out = append(out, g)
+		}
+	}
+	return out
 }

@@ -209,3 +209,43 @@ func TestCapacityNeedsOnePool(t *testing.T) {
 	_, err := Solve(context.Background(), p, Options{Capacity: 50})
 	require.ErrorContains(t, err, "a capacity decides a single pool")
 }
+
+// TestTiersAnytime: a multi-pool solve holds a plan before the split's
+// fit tests start (every buffer in the unbounded slow pool, by the free
+// list) and another right after the split (a quick plan of each pool),
+// both verified, so that the first plan never waits for the pools' full
+// solves; the final plan is never above the quick one.
+func TestTiersAnytime(t *testing.T) {
+	var bs []model.Buffer
+	for i := range 300 {
+		start := int64(i % 50)
+		bs = append(bs, model.Buffer{ID: "b" + string(rune('A'+i%26)) + string(rune('a'+i/26)), Start: start, End: start + 1 + int64(i%7), Size: int64(64 * (1 + i%13))})
+	}
+	p := &model.Problem{Buffers: bs, Pools: twoPools(4096)}
+	require.NoError(t, p.Validate())
+	r, err := Solve(context.Background(), p, Options{Method: "auto", TimeLimit: 5 * time.Second})
+	require.NoError(t, err)
+	require.NotNil(t, r.Plan)
+	assert.Empty(t, verify.Check(p, r.Plan))
+	spill, ok := r.Stats.Heuristics["tiers+spill"]
+	require.True(t, ok, "no spill plan: %v", r.Stats.Heuristics)
+	quick, ok := r.Stats.Heuristics["tiers+quick"]
+	require.True(t, ok, "no quick plan: %v", r.Stats.Heuristics)
+	assert.LessOrEqual(t, quick, spill, "the split's quick plan is not above all-in-the-slow-pool")
+	assert.LessOrEqual(t, r.Peak, quick)
+	// the first plan came before the split ended (the spill plan precedes it)
+	assert.Greater(t, r.Stats.FirstPlanMillis, 0.0)
+	assert.LessOrEqual(t, r.Stats.FirstPlanMillis, r.Stats.PhaseMillis["tiers"]+r.Stats.PhaseMillis["tiers-spill"])
+
+	// no spill plan when a pinned buffer or a pool restriction forbids it;
+	// a buffer allowed only in the fast pool goes there although its
+	// priority is low (it was spilled and then fit nowhere)
+	p.Buffers[0].Pools = []string{"sram"}
+	r, err = Solve(context.Background(), p, Options{Method: "auto", TimeLimit: 5 * time.Second})
+	require.NoError(t, err)
+	require.NotNil(t, r.Plan, "%s: %s", r.Status, r.Reason)
+	assert.Empty(t, verify.Check(p, r.Plan))
+	_, ok = r.Stats.Heuristics["tiers+spill"]
+	assert.False(t, ok)
+	assert.Equal(t, "sram", poolOf(t, p, r, p.Buffers[0].ID))
+}
