@@ -1,119 +1,171 @@
 package heuristics
 
-// treap is an ordered set of free blocks keyed by (size, offset): the
-// free-list planner's "free blocks sorted by size" in O(log F) per
-// operation. Priorities come from a hash of the key, so the shape (and
-// everything else) is deterministic.
-type treap struct {
-	root *tnode
-	free *tnode // removed nodes, chained by r, reused by insert
+// blocks are the segments of one free-list arena — [0, top) cut into free
+// blocks, held items and pinned bytes — in one array of nodes: a doubly
+// linked list in address order, so that a released item finds its free
+// neighbours in O(1) (no maps by address), and, for the free blocks, an
+// index by (size, lo) (sizeIndex), so that the smallest block ≥ a request
+// is found in O(log F). Nodes are int32 indices (node 0 is nil), removed
+// nodes are recycled, and nothing in the array is a pointer for the
+// garbage collector to scan.
+type blocks struct {
+	ns         []bnode
+	idx        sizeIndex // the free blocks by (size, lo)
+	head, tail int32     // address order
+	spare      int32     // removed nodes, chained by next
 }
 
-type tnode struct {
-	size, off int64
-	pri       uint64
-	l, r      *tnode
+type bnode struct {
+	lo, size   int64
+	prev, next int32 // address order
+	free       bool
 }
 
-func keyLess(as, ao, bs, bo int64) bool { return as < bs || (as == bs && ao < bo) }
+func newBlocks() blocks { return blocks{ns: make([]bnode, 1, 64)} }
 
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
+// hi returns the end of node i's bytes.
+func (b *blocks) hi(i int32) int64 { return b.ns[i].lo + b.ns[i].size }
+
+// less reports whether node i's key is below (size, lo).
+func (b *blocks) less(i int32, size, lo int64) bool {
+	n := &b.ns[i]
+	return n.size < size || (n.size == size && n.lo < lo)
 }
 
-// split cuts t into keys < (s, o) and keys ≥ (s, o).
-func split(t *tnode, s, o int64) (l, r *tnode) {
-	if t == nil {
-		return nil, nil
-	}
-	if keyLess(t.size, t.off, s, o) {
-		t.r, r = split(t.r, s, o)
-		return t, r
-	}
-	l, t.l = split(t.l, s, o)
-	return l, t
-}
-
-func merge(l, r *tnode) *tnode {
-	switch {
-	case l == nil:
-		return r
-	case r == nil:
-		return l
-	case l.pri > r.pri:
-		l.r = merge(l.r, r)
-		return l
-	default:
-		r.l = merge(l, r.l)
-		return r
-	}
-}
-
-// insert adds (size, off), which must not be in t. It walks down to the
-// first node of lower priority and splits only that subtree: the same
-// treap as split-and-merge, with fewer writes, and no allocation while
-// removed nodes are left to recycle.
-func (t *treap) insert(size, off int64) {
-	n := t.free
-	if n != nil {
-		t.free = n.r
+// node returns a fresh node (recycled when one was removed); it may grow
+// the array, so no *bnode may be held across it.
+func (b *blocks) node(lo, size int64, free bool) int32 {
+	i := b.spare
+	if i != 0 {
+		b.spare = b.ns[i].next
 	} else {
-		n = &tnode{}
+		i = int32(len(b.ns))
+		b.ns = append(b.ns, bnode{})
 	}
-	*n = tnode{size: size, off: off, pri: mix(uint64(size)*31 + uint64(off))}
-	link := &t.root
-	for *link != nil && (*link).pri > n.pri {
-		if keyLess((*link).size, (*link).off, size, off) {
-			link = &(*link).r
-		} else {
-			link = &(*link).l
-		}
-	}
-	n.l, n.r = split(*link, size, off)
-	*link = n
+	b.ns[i] = bnode{lo: lo, size: size, free: free}
+	return i
 }
 
-// remove deletes (size, off) if present: its two subtrees are merged in
-// its place.
-func (t *treap) remove(size, off int64) {
-	link := &t.root
-	for n := *link; n != nil; n = *link {
-		switch {
-		case n.size == size && n.off == off:
-			*link = merge(n.l, n.r)
-			n.l, n.r = nil, t.free
-			t.free = n
-			return
-		case keyLess(n.size, n.off, size, off):
-			link = &n.r
-		default:
-			link = &n.l
-		}
+// push appends a segment at the end of the address order; a free one
+// enters the treap.
+func (b *blocks) push(lo, size int64, free bool) int32 {
+	i := b.node(lo, size, free)
+	b.ns[i].prev = b.tail
+	if b.tail != 0 {
+		b.ns[b.tail].next = i
+	} else {
+		b.head = i
 	}
+	b.tail = i
+	if free {
+		b.insert(i)
+	}
+	return i
 }
 
-// ceil returns the smallest key ≥ (s, o), or nil.
-func (t *treap) ceil(s, o int64) *tnode {
-	var best *tnode
-	for n := t.root; n != nil; {
-		if keyLess(n.size, n.off, s, o) {
-			n = n.r
-		} else {
-			best, n = n, n.l
-		}
+// after links a new segment right after node i in address order; a free
+// one enters the treap.
+func (b *blocks) after(i int32, lo, size int64, free bool) int32 {
+	j := b.node(lo, size, free)
+	nx := b.ns[i].next
+	b.ns[j].prev, b.ns[j].next = i, nx
+	b.ns[i].next = j
+	if nx != 0 {
+		b.ns[nx].prev = j
+	} else {
+		b.tail = j
 	}
-	return best
+	if free {
+		b.insert(j)
+	}
+	return j
 }
 
-// max returns the largest key, or nil.
-func (t *treap) max() *tnode {
-	n := t.root
-	for n != nil && n.r != nil {
-		n = n.r
+// unlink takes node i (not in the treap) out of the address order and
+// recycles it.
+func (b *blocks) unlink(i int32) {
+	n := &b.ns[i]
+	if n.prev != 0 {
+		b.ns[n.prev].next = n.next
+	} else {
+		b.head = n.next
 	}
-	return n
+	if n.next != 0 {
+		b.ns[n.next].prev = n.prev
+	} else {
+		b.tail = n.prev
+	}
+	n.next, b.spare = b.spare, i
+}
+
+// insert puts free node i into the size index.
+func (b *blocks) insert(i int32) {
+	b.idx.add(fkey{b.ns[i].size, b.ns[i].lo, i})
+}
+
+// remove takes free node i out of the size index.
+func (b *blocks) remove(i int32) { b.idx.del(b.ns[i].size, b.ns[i].lo) }
+
+// ceil returns the free block with the smallest key ≥ (size, lo), or 0.
+func (b *blocks) ceil(size, lo int64) int32 { return b.idx.ceil(size, lo) }
+
+// below returns the free block with the largest key < (size, lo), or 0.
+func (b *blocks) below(size, lo int64) int32 { return b.idx.below(size, lo) }
+
+// max returns the free block with the largest key, or 0.
+func (b *blocks) max() int32 { return b.idx.max() }
+
+// take gives an item the bytes [c, c+size) of free block i: the block
+// leaves the treap, what is left below and above it comes back as free
+// blocks (not merged with anything), and the item's segment is returned.
+func (b *blocks) take(i int32, c, size int64) int32 {
+	b.remove(i)
+	lo, hi := b.ns[i].lo, b.hi(i)
+	used := i
+	if c > lo {
+		b.ns[i].size = c - lo
+		b.insert(i)
+		used = b.after(i, c, size, false)
+	} else {
+		b.ns[i].size, b.ns[i].free = size, false
+	}
+	if c+size < hi {
+		b.after(used, c+size, hi-c-size, true)
+	}
+	return used
+}
+
+// release frees held segment i; with coalesce it absorbs its free
+// neighbours.
+func (b *blocks) release(i int32, coalesce bool) {
+	n := &b.ns[i]
+	n.free = true
+	if coalesce {
+		if p := n.prev; p != 0 && b.ns[p].free {
+			b.remove(p)
+			n.lo, n.size = b.ns[p].lo, n.size+b.ns[p].size
+			b.unlink(p)
+		}
+		if q := n.next; q != 0 && b.ns[q].free {
+			b.remove(q)
+			n.size += b.ns[q].size
+			b.unlink(q)
+		}
+	}
+	b.insert(i)
+}
+
+// pad makes [top, to) free at the end of the address order (with coalesce
+// it joins a free block ending at top); nothing when to ≤ top.
+func (b *blocks) pad(top, to int64, coalesce bool) {
+	if to <= top {
+		return
+	}
+	if t := b.tail; coalesce && t != 0 && b.ns[t].free {
+		b.remove(t)
+		b.ns[t].size += to - top
+		b.insert(t)
+		return
+	}
+	b.push(top, to-top, true)
 }
