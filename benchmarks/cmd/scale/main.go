@@ -33,6 +33,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -148,6 +149,11 @@ func run(ctx context.Context, cfg config) ([]byte, error) {
 				return nil, err
 			}
 			rep.reads = append(rep.reads, r)
+			// The problems read and generated are garbage now: give their
+			// memory back, or a child's peak RSS would show this
+			// process's (on Linux a child is started sharing its memory,
+			// and its high-water mark starts there).
+			debug.FreeOSMemory()
 			for _, limit := range cfg.limits {
 				for _, t := range cfg.threads {
 					c := caseResult{input: in, threads: t, limit: limit}
