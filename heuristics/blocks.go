@@ -47,7 +47,7 @@ func (b *blocks) node(lo, size int64, free bool) int32 {
 }
 
 // push appends a segment at the end of the address order; a free one
-// enters the treap.
+// enters the size index.
 func (b *blocks) push(lo, size int64, free bool) int32 {
 	i := b.node(lo, size, free)
 	b.ns[i].prev = b.tail
@@ -64,7 +64,7 @@ func (b *blocks) push(lo, size int64, free bool) int32 {
 }
 
 // after links a new segment right after node i in address order; a free
-// one enters the treap.
+// one enters the size index.
 func (b *blocks) after(i int32, lo, size int64, free bool) int32 {
 	j := b.node(lo, size, free)
 	nx := b.ns[i].next
@@ -81,7 +81,7 @@ func (b *blocks) after(i int32, lo, size int64, free bool) int32 {
 	return j
 }
 
-// unlink takes node i (not in the treap) out of the address order and
+// unlink takes node i (not in the size index) out of the address order and
 // recycles it.
 func (b *blocks) unlink(i int32) {
 	n := &b.ns[i]
@@ -116,7 +116,7 @@ func (b *blocks) below(size, lo int64) int32 { return b.idx.below(size, lo) }
 func (b *blocks) max() int32 { return b.idx.max() }
 
 // take gives an item the bytes [c, c+size) of free block i: the block
-// leaves the treap, what is left below and above it comes back as free
+// leaves the size index, what is left below and above it comes back as free
 // blocks (not merged with anything), and the item's segment is returned.
 func (b *blocks) take(i int32, c, size int64) int32 {
 	b.remove(i)
