@@ -15,10 +15,10 @@ func init() {
 // FreeList is the free-list planner of seed patent 000. It walks time in
 // order: at a buffer's start it allocates, at its end it releases (releases
 // first when both happen at one time; among starts, larger first, or in
-// input order with OpOrder). Free
-// blocks are kept sorted by size (a chunked index) and in address order
-// (a linked list of all segments, see blocks), so every step is O(log F)
-// or better: the planner is O(n log n) and scales to millions of buffers. Allocation rules, each behind a knob:
+// input order with OpOrder). Free blocks are kept sorted by size (a
+// chunked index) and in address order (a linked list of all segments, see
+// blocks), so every step is O(log F) or better: the planner is O(n log n)
+// and scales to millions of buffers. Allocation rules, each behind a knob:
 //
 //  1. a request of at most ReuseThreshold bytes goes straight to fresh
 //     memory (no fragments from tiny tensors);
