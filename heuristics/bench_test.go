@@ -77,7 +77,9 @@ func BenchmarkPortfolio62k(b *testing.B) {
 
 // BenchmarkFreeList1M times the free-list planner on the dense random
 // million-buffer instance (benchmarks.Random seed 1, as `gen -kind random
-// -n 1000000`) and on a million-buffer transformer-like trace.
+// -n 1000000`) and on a million-buffer transformer-like trace, and the
+// reference copy of the planner's earlier code (freelist_ref_test.go) on
+// the same; cpu-ms/op is the process's CPU time (the machine is shared).
 //
 //	go test ./heuristics/ -run XXX -bench FreeList1M -benchmem -count 3
 func BenchmarkFreeList1M(b *testing.B) {
@@ -90,11 +92,24 @@ func BenchmarkFreeList1M(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
+			c0 := measure.CPUTime()
 			for b.Loop() {
 				if _, err := (&FreeList{}).Plan(context.Background(), c.p); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(measure.CPUTime()-c0)/1e6/float64(b.N), "cpu-ms/op")
+		})
+		// the code before the address-ordered blocks, for comparison
+		b.Run(c.name+"-reference", func(b *testing.B) {
+			b.ReportAllocs()
+			c0 := measure.CPUTime()
+			for b.Loop() {
+				if _, err := (&FreeList{}).refPlan(context.Background(), c.p); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(measure.CPUTime()-c0)/1e6/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

@@ -15,10 +15,10 @@ func init() {
 // FreeList is the free-list planner of seed patent 000. It walks time in
 // order: at a buffer's start it allocates, at its end it releases (releases
 // first when both happen at one time; among starts, larger first, or in
-// input order with OpOrder). Free
-// blocks are kept sorted by size (a treap) and by address (maps), so every
-// step is O(log F): the planner is O(n log n) and scales to millions of
-// buffers. Allocation rules, each behind a knob:
+// input order with OpOrder). Free blocks are kept sorted by size (a
+// chunked index) and in address order (a linked list of all segments, see
+// blocks), so every step is O(log F) or better: the planner is O(n log n)
+// and scales to millions of buffers. Allocation rules, each behind a knob:
 //
 //  1. a request of at most ReuseThreshold bytes goes straight to fresh
 //     memory (no fragments from tiny tensors);
@@ -63,40 +63,22 @@ type FreeList struct {
 // Name implements Planner.
 func (f *FreeList) Name() string { return "freelist" }
 
-// arena is the free-list state of one pool.
+// arena is the free-list state of one pool: its segments up to top.
 type arena struct {
-	cap     int64 // 0 = unbounded
-	top     int64
-	bySize  treap
-	byStart map[int64]int64 // start → end of free blocks
-	byEnd   map[int64]int64 // end → start
-}
-
-func (a *arena) add(lo, hi int64, coalesce bool) {
-	if hi <= lo {
-		return
-	}
-	if coalesce {
-		if s, ok := a.byEnd[lo]; ok {
-			a.del(s, lo)
-			lo = s
-		}
-		if e, ok := a.byStart[hi]; ok {
-			a.del(hi, e)
-			hi = e
-		}
-	}
-	a.byStart[lo], a.byEnd[hi] = hi, lo
-	a.bySize.insert(hi-lo, lo)
-}
-
-func (a *arena) del(lo, hi int64) {
-	delete(a.byStart, lo)
-	delete(a.byEnd, hi)
-	a.bySize.remove(hi-lo, lo)
+	cap int64 // 0 = unbounded
+	top int64
+	b   blocks
 }
 
 func (a *arena) fits(end int64) bool { return a.cap == 0 || end <= a.cap }
+
+// fresh gives an item the bytes [o, o+size) at or above the top: the bytes
+// from the top to o become a free block.
+func (a *arena) fresh(o, size int64, coalesce bool) int32 {
+	a.b.pad(a.top, o, coalesce)
+	a.top = o + size
+	return a.b.push(o, size, false)
+}
 
 // Plan implements Planner. Settings.FreeList in ctx replaces f's knobs.
 func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, error) {
@@ -110,24 +92,22 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 	pools := p.PoolList()
 	ar := make([]*arena, len(pools))
 	for q := range ar {
-		ar[q] = &arena{cap: pools[q].Capacity, byStart: map[int64]int64{}, byEnd: map[int64]int64{}}
+		ar[q] = &arena{cap: pools[q].Capacity, b: newBlocks()}
 	}
 	n := len(in.its)
 	off := make([]int64, n)
 	poolOf := make([]int, n)
-	allowed := make([][]int, n)
-	var single []int
-	if len(pools) == 1 {
-		single = []int{0}
+	var allowed [][]int // nil with one pool
+	if len(pools) > 1 {
+		allowed = make([][]int, n)
 	}
+	single := []int{0}
 	// pins: reserved for the whole run
 	pinned := make([][]span, len(pools))
 	for k := range in.its {
 		it := &in.its[k]
 		poolOf[k] = it.pool
-		if single != nil {
-			allowed[k] = single
-		} else {
+		if allowed != nil {
 			allowed[k] = in.allowed(k)
 		}
 		if it.pin >= 0 {
@@ -135,42 +115,99 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 			if it.size > 0 {
 				pinned[it.pool] = append(pinned[it.pool], span{it.pin, it.pin + it.size})
 			}
+		} else if it.size == 0 {
+			off[k] = it.up(0)
 		}
 	}
 	for q, sp := range pinned {
 		slices.SortFunc(sp, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
-		var top int64
+		a := ar[q]
 		for _, s := range sp {
-			ar[q].add(top, s.lo, true)
-			top = max(top, s.hi)
+			a.b.pad(a.top, s.lo, true)
+			if lo := max(a.top, s.lo); s.hi > lo {
+				a.b.push(lo, s.hi-lo, false)
+				a.top = s.hi
+			}
 		}
-		ar[q].top = top
 	}
-	// events: ends before starts at equal times; larger starts first
-	type event struct {
-		t    int64
-		k    int32
-		open bool
+	ev := f.events(in.its)
+	// The loop reads the events in order; what it needs of an item comes
+	// with its start event, and its segment goes to its end event's slot:
+	// random reads of a million items had cost more than the blocks.
+	closeSeg := make([]int32, len(ev.closes))
+	var closePool []int32
+	if allowed != nil {
+		closePool = make([]int32, len(ev.closes))
 	}
-	var opens, closes []int32
-	for k := range in.its {
-		it := &in.its[k]
-		if it.pin >= 0 {
+	coalesce := !f.NoCoalesce
+	for i, j, x := 0, 0, 0; i < len(ev.opens) || j < len(ev.closes); x++ {
+		if x&4095 == 4095 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if j < len(ev.closes) && (i == len(ev.opens) || ev.closeT[j] <= ev.openT[i]) {
+			q := 0
+			if closePool != nil {
+				q = int(closePool[j])
+			}
+			ar[q].b.release(closeSeg[j], coalesce)
+			j++
 			continue
 		}
-		if it.size == 0 {
-			off[k] = it.up(0)
-			continue
+		r := &ev.opens[i]
+		i++
+		k := int(r.k)
+		var q int
+		var s int32
+		if allowed == nil {
+			// one pool: the item is never retargeted, a copy will do
+			it := item{size: r.size, align: r.align, phase: r.phase}
+			q, s, err = f.allocate(in, k, &it, single, ar)
+		} else {
+			q, s, err = f.allocate(in, k, &in.its[k], allowed[k], ar)
+			poolOf[k], closePool[r.slot] = q, int32(q)
 		}
-		opens, closes = append(opens, int32(k)), append(closes, int32(k))
+		if err != nil {
+			return nil, err
+		}
+		off[k], closeSeg[r.slot] = ar[q].b.ns[s].lo, s
 	}
-	its := in.its
-	byTime(closes, func(k int32) int64 { return its[k].end })
-	byTime(opens, func(k int32) int64 { return its[k].start })
+	return in.plan(off, poolOf), nil
+}
+
+// openEvent is the start of an item, with what the free-list loop needs
+// of it.
+type openEvent struct {
+	size, align, phase int64
+	k, slot            int32 // the item, the position of its end event
+}
+
+// events are the free-list planner's events in time order: at equal times
+// ends before starts, and starts larger first (or by index with OpOrder),
+// ends by index.
+type events struct {
+	opens  []openEvent
+	openT  []int64
+	closes []int32 // items
+	closeT []int64
+}
+
+// events lists the starts and ends of the items that are neither pinned nor
+// empty, in time order.
+func (f *FreeList) events(its []item) events {
+	var ev events
+	opens := make([]int32, 0, len(its))
+	for k := range its {
+		if it := &its[k]; it.pin < 0 && it.size > 0 {
+			opens = append(opens, int32(k))
+		}
+	}
+	ev.closes = append([]int32(nil), opens...)
+	ev.closeT = byTime(ev.closes, func(k int32) int64 { return its[k].end })
+	ev.openT = byTime(opens, func(k int32) int64 { return its[k].start })
 	if !f.OpOrder { // larger first among starts at one time
 		for i := 0; i < len(opens); {
 			j := i + 1
-			for j < len(opens) && its[opens[j]].start == its[opens[i]].start {
+			for j < len(opens) && ev.openT[j] == ev.openT[i] {
 				j++
 			}
 			if j-i > 1 {
@@ -184,39 +221,23 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 			i = j
 		}
 	}
-	evs := make([]event, 0, 2*len(opens))
-	for i, j := 0, 0; i < len(opens) || j < len(closes); {
-		if j < len(closes) && (i == len(opens) || its[closes[j]].end <= its[opens[i]].start) {
-			evs = append(evs, event{its[closes[j]].end, closes[j], false})
-			j++
-		} else {
-			evs = append(evs, event{its[opens[i]].start, opens[i], true})
-			i++
-		}
+	slot := make([]int32, len(its))
+	for j, k := range ev.closes {
+		slot[k] = int32(j)
 	}
-	for x, ev := range evs {
-		if x&4095 == 4095 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		k := int(ev.k)
-		if !ev.open {
-			o := off[k]
-			ar[poolOf[k]].add(o, o+its[k].size, !f.NoCoalesce)
-			continue
-		}
-		q, o, err := f.allocate(in, k, allowed[k], ar)
-		if err != nil {
-			return nil, err
-		}
-		off[k], poolOf[k] = o, q
+	ev.opens = make([]openEvent, len(opens))
+	for i, k := range opens {
+		it := &its[k]
+		ev.opens[i] = openEvent{size: it.size, align: it.align, phase: it.phase, k: k, slot: slot[k]}
 	}
-	return in.plan(off, poolOf), nil
+	return ev
 }
 
-// allocate finds a block for item k: reuse in each allowed pool, then fresh
+// allocate finds a block for item k (it, which is in.its[k] when it may
+// be retargeted to another pool): reuse in each allowed pool, then fresh
 // memory in the first pool with capacity, else over capacity in the last.
-func (f *FreeList) allocate(in *instance, k int, allowed []int, ar []*arena) (int, int64, error) {
-	it := &in.its[k]
+// It returns the pool and the item's segment in that pool's arena.
+func (f *FreeList) allocate(in *instance, k int, it *item, allowed []int, ar []*arena) (int, int32, error) {
 	target := func(q int) error { // the item's alignment in pool q
 		if q != it.pool {
 			it.pool = q
@@ -226,15 +247,13 @@ func (f *FreeList) allocate(in *instance, k int, allowed []int, ar []*arena) (in
 	}
 	// fresh takes fresh memory at the top of pool q when it fits, or
 	// anyway in the last pool
-	fresh := func(i, q int) (int64, bool) {
+	fresh := func(i, q int) (int32, bool) {
 		a := ar[q]
 		o := it.up(a.top)
 		if !a.fits(o+it.size) && i < len(allowed)-1 {
 			return 0, false
 		}
-		a.add(a.top, o, !f.NoCoalesce)
-		a.top = o + it.size
-		return o, true
+		return a.fresh(o, it.size, !f.NoCoalesce), true
 	}
 	reuse := it.size > f.ReuseThreshold
 	if f.FillFast {
@@ -243,12 +262,12 @@ func (f *FreeList) allocate(in *instance, k int, allowed []int, ar []*arena) (in
 				return 0, 0, err
 			}
 			if reuse {
-				if o, ok := f.reuse(it, ar[q]); ok {
-					return q, o, nil
+				if s := f.reuse(it, ar[q]); s != 0 {
+					return q, s, nil
 				}
 			}
-			if o, ok := fresh(i, q); ok {
-				return q, o, nil
+			if s, ok := fresh(i, q); ok {
+				return q, s, nil
 			}
 		}
 	}
@@ -259,140 +278,165 @@ func (f *FreeList) allocate(in *instance, k int, allowed []int, ar []*arena) (in
 		if err := target(q); err != nil {
 			return 0, 0, err
 		}
-		if o, ok := f.reuse(it, ar[q]); ok {
-			return q, o, nil
+		if s := f.reuse(it, ar[q]); s != 0 {
+			return q, s, nil
 		}
 	}
 	for i, q := range allowed {
 		if err := target(q); err != nil {
 			return 0, 0, err
 		}
-		if o, ok := fresh(i, q); ok {
-			return q, o, nil
+		if s, ok := fresh(i, q); ok {
+			return q, s, nil
 		}
 	}
 	return 0, 0, nil // unreachable: allowed is never empty for a valid problem
 }
 
-// reuse applies rules 2–4 in one arena.
-func (f *FreeList) reuse(it *item, a *arena) (int64, bool) {
+// reuse applies rules 2–4 in one arena: the item's segment, or 0.
+func (f *FreeList) reuse(it *item, a *arena) int32 {
 	if f.SplitLargest {
-		if o, ok := f.reuseLargest(it, a); ok {
-			return o, true
+		if s := f.reuseLargest(it, a); s != 0 {
+			return s
 		}
-	} else if o, ok := f.reuseSmallest(it, a); ok {
-		return o, true
+	} else if s := f.reuseSmallest(it, a); s != 0 {
+		return s
 	}
 	// rule 4: the largest block sits at the end of the arena
 	if f.NoExtend {
-		return 0, false
+		return 0
 	}
-	if m := a.bySize.max(); m != nil && m.off+m.size == a.top {
-		c := it.up(m.off)
+	b := &a.b
+	if m := b.max(); m != 0 && m == b.tail {
+		lo := b.ns[m].lo
+		c := it.up(lo)
 		if c+it.size > a.top && a.fits(c+it.size) {
-			lo, hi := m.off, a.top
-			a.del(lo, hi)
-			a.add(lo, c, false)
+			b.remove(m)
+			var s int32
+			if c > lo {
+				b.ns[m].size = c - lo
+				b.insert(m)
+				s = b.push(c, it.size, false)
+			} else {
+				b.ns[m].size, b.ns[m].free = it.size, false
+				s = m
+			}
 			a.top = c + it.size
-			return c, true
+			return s
 		}
 	}
-	return 0, false
-}
-
-// take gives the item bytes [c, c+size) of the free block [lo, hi).
-func (a *arena) take(lo, hi, c, size int64) {
-	a.del(lo, hi)
-	a.add(lo, c, false)
-	a.add(c+size, hi, false)
+	return 0
 }
 
 // reuseSmallest applies rules 2 and 3: the smallest block ≥ size that holds
 // the aligned item.
-func (f *FreeList) reuseSmallest(it *item, a *arena) (int64, bool) {
-	for n := a.bySize.ceil(it.size, -1); n != nil; n = a.bySize.ceil(n.size, n.off+1) {
-		lo, hi := n.off, n.off+n.size
+func (f *FreeList) reuseSmallest(it *item, a *arena) int32 {
+	b := &a.b
+	for n := b.ceil(it.size, -1); n != 0; n = b.ceil(b.ns[n].size, b.ns[n].lo+1) {
+		lo, hi := b.ns[n].lo, b.hi(n)
 		c := it.up(lo)
 		if c+it.size > hi {
 			continue
 		}
-		exact := c == lo && n.size == it.size
+		exact := c == lo && hi-lo == it.size
 		if exact && f.NoExact {
 			continue
 		}
 		if !exact && f.NoSplit {
 			break
 		}
-		a.take(lo, hi, c, it.size)
-		return c, true
+		return b.take(n, c, it.size)
 	}
-	return 0, false
+	return 0
 }
 
 // reuseLargest applies rules 2 and 3 the source's way: a block of exactly
 // the size if there is one (rule 2), else the largest block, split.
-func (f *FreeList) reuseLargest(it *item, a *arena) (int64, bool) {
+func (f *FreeList) reuseLargest(it *item, a *arena) int32 {
+	b := &a.b
 	if !f.NoExact {
-		if n := a.bySize.ceil(it.size, -1); n != nil && n.size == it.size && it.up(n.off) == n.off {
-			a.take(n.off, n.off+n.size, n.off, it.size)
-			return n.off, true
+		if n := b.ceil(it.size, -1); n != 0 && b.ns[n].size == it.size && it.up(b.ns[n].lo) == b.ns[n].lo {
+			return b.take(n, b.ns[n].lo, it.size)
 		}
 	}
 	if f.NoSplit {
-		return 0, false
+		return 0
 	}
 	// the largest block that holds the aligned item (alignment may leave
 	// the largest short: then the next largest)
-	for n := a.bySize.max(); n != nil && n.size >= it.size; n = a.bySize.below(n.size, n.off) {
-		lo, hi := n.off, n.off+n.size
+	for n := b.max(); n != 0 && b.ns[n].size >= it.size; n = b.below(b.ns[n].size, b.ns[n].lo) {
+		lo, hi := b.ns[n].lo, b.hi(n)
 		c := it.up(lo)
-		if c+it.size > hi || (f.NoExact && c == lo && n.size == it.size) {
+		if c+it.size > hi || (f.NoExact && c == lo && hi-lo == it.size) {
 			continue
 		}
-		a.take(lo, hi, c, it.size)
-		return c, true
+		return b.take(n, c, it.size)
 	}
-	return 0, false
+	return 0
 }
 
-// below returns the largest key < (s, o), or nil.
-func (t *treap) below(s, o int64) *tnode {
-	var best *tnode
-	for n := t.root; n != nil; {
-		if keyLess(n.size, n.off, s, o) {
-			best, n = n, n.r
-		} else {
-			n = n.l
-		}
-	}
-	return best
-}
-
-// byTime sorts item indices by (time, index): as packed words when the
-// times span less than 2³², else with a comparison.
-func byTime(ks []int32, at func(k int32) int64) {
+// byTime sorts item indices (given in increasing order) by (time,
+// index) and returns their times in that order: a counting sort when the
+// times span at most a few times as many steps as there are indices, else
+// a sort of packed (time, position) words when they span less than 2³²,
+// else a comparison sort.
+func byTime(ks []int32, at func(k int32) int64) []int64 {
+	ts := make([]int64, len(ks))
 	if len(ks) == 0 {
-		return
+		return ts
 	}
 	lo, hi := at(ks[0]), at(ks[0])
-	for _, k := range ks {
-		lo, hi = min(lo, at(k)), max(hi, at(k))
+	for i, k := range ks {
+		t := at(k)
+		ts[i] = t
+		lo, hi = min(lo, t), max(hi, t)
 	}
-	if uint64(hi)-uint64(lo) >= 1<<32 {
+	span := uint64(hi) - uint64(lo)
+	switch {
+	case span < 4*uint64(len(ks))+1024:
+		// stable: equal times keep the increasing order of the indices
+		count := make([]int32, span+2)
+		for _, t := range ts {
+			count[t-lo+1]++
+		}
+		for v := 1; v < len(count); v++ {
+			count[v] += count[v-1]
+		}
+		sorted := make([]int32, len(ks))
+		for i, t := range ts {
+			sorted[count[t-lo]] = ks[i]
+			count[t-lo]++
+		}
+		copy(ks, sorted)
+		// count[v] is now the end of time lo+v's run
+		w := 0
+		for v, e := range count[:span+1] {
+			for ; w < int(e); w++ {
+				ts[w] = lo + int64(v)
+			}
+		}
+	case span < 1<<32:
+		keys := make([]uint64, len(ks))
+		for i, t := range ts {
+			keys[i] = (uint64(t)-uint64(lo))<<32 | uint64(i)
+		}
+		slices.Sort(keys)
+		sorted := make([]int32, len(ks))
+		for i, v := range keys {
+			sorted[i] = ks[uint32(v)]
+			ts[i] = lo + int64(v>>32)
+		}
+		copy(ks, sorted)
+	default:
 		slices.SortFunc(ks, func(a, b int32) int {
 			if c := cmp.Compare(at(a), at(b)); c != 0 {
 				return c
 			}
 			return cmp.Compare(a, b)
 		})
-		return
+		for i, k := range ks {
+			ts[i] = at(k)
+		}
 	}
-	keys := make([]uint64, len(ks))
-	for i, k := range ks {
-		keys[i] = (uint64(at(k))-uint64(lo))<<32 | uint64(uint32(k))
-	}
-	slices.Sort(keys)
-	for i, v := range keys {
-		ks[i] = int32(uint32(v))
-	}
+	return ts
 }

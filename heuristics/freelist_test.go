@@ -3,9 +3,11 @@ package heuristics
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/verify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -109,4 +111,58 @@ func TestFreeListPinsAndAlign(t *testing.T) {
 	// alignment 8: [3,4) cannot hold it → fresh at the top 8.
 	require.Equal(t, []int64{4, 0, 8}, offsets(pl))
 	require.NoError(t, checkPlan(p, pl))
+}
+
+// TestFreeListMatchesReference compares the free-list planner with the
+// reference copy of its earlier implementation (freelist_ref_test.go) on
+// random problems — alignments, pins, alias groups, two pools with and
+// without a capacity, times sorted each of byTime's three ways — under
+// every knob: the
+// offsets and pools must be the same, buffer for buffer, and every plan
+// must verify.
+func TestFreeListMatchesReference(t *testing.T) {
+	knobs := []FreeList{{}, {OpOrder: true}, {SplitLargest: true}, {NoCoalesce: true}, {NoExact: true},
+		{NoSplit: true}, {NoExtend: true}, {ReuseThreshold: 16}, {FillFast: true},
+		{SplitLargest: true, NoExact: true, OpOrder: true}, {NoCoalesce: true, SplitLargest: true, NoExtend: true}}
+	r := rand.New(rand.NewPCG(25, 4))
+	for trial := range 400 {
+		var p *model.Problem
+		switch trial % 4 {
+		case 0, 1:
+			p = randomProblem(r, 5+r.IntN(60))
+		case 2:
+			p = plainRandom(r, 50+r.IntN(400))
+		default:
+			p = plainRandom(r, 200+r.IntN(2000))
+			for i := range p.Buffers {
+				p.Buffers[i].Size *= int64(1 + r.IntN(1000))
+			}
+		}
+		if shift := []int{0, 0, 12, 30}[trial/4%4]; shift > 0 {
+			// times spread over more steps than a counting sort takes
+			// (the packed sort), or over 2³² or more (the comparison sort)
+			for i := range p.Buffers {
+				p.Buffers[i].Start <<= shift
+				p.Buffers[i].End <<= shift
+				for g := range p.Buffers[i].Gaps {
+					p.Buffers[i].Gaps[g].Start <<= shift
+					p.Buffers[i].Gaps[g].End <<= shift
+				}
+			}
+		}
+		if len(p.Pools) == 2 && r.IntN(2) == 0 {
+			p.Pools[0].Capacity = int64(20 + r.IntN(200))
+		}
+		require.NoError(t, p.Validate())
+		for _, f := range knobs {
+			want, err := f.refPlan(context.Background(), p)
+			require.NoError(t, err)
+			got, err := f.Plan(context.Background(), p)
+			require.NoError(t, err)
+			require.Equal(t, want.Placements, got.Placements, "trial %d, %+v", trial, f)
+			for _, v := range verify.Check(p, got) {
+				require.Equal(t, verify.OutOfCapacity, v.Kind, "trial %d, %+v: %s", trial, f, v)
+			}
+		}
+	}
 }

@@ -33,36 +33,51 @@ func disjoint(rects []occ) bool {
 	if byLo == nil {
 		return false
 	}
+	// The sweep reads compact arrays in order — start and end events as
+	// (time, rank), the rectangles' bytes by rank — instead of jumping
+	// through a million rectangles, which had cost most of its time.
 	rank := make([]int32, n)
+	bytes := make([]span, n)
 	for r, k := range byLo {
 		rank[k] = int32(r)
+		bytes[r] = span{rects[k].lo, rects[k].hi, rects[k].pool}
 	}
-	starts, ends := timeOrder(rects, true), timeOrder(rects, false)
+	starts, startT := timeOrder(rects, true)
+	ends, endT := timeOrder(rects, false)
+	for i, k := range starts {
+		starts[i] = rank[k]
+	}
+	for i, k := range ends {
+		ends[i] = rank[k]
+	}
 	set := newBitTree(n)
 	e := 0
-	for _, k := range starts {
-		r := &rects[k]
+	for i, x := range starts {
 		// Ends before starts at the same time: lifetimes are half-open.
-		for e < n && rects[ends[e]].t1 <= r.t0 {
-			set.remove(int(rank[ends[e]]))
+		for e < n && endT[e] <= startT[i] {
+			set.remove(int(ends[e]))
 			e++
 		}
-		x := int(rank[k])
-		if p := set.pred(x); p >= 0 {
-			o := &rects[byLo[p]]
-			if o.pool == r.pool && o.hi > r.lo {
+		r := &bytes[x]
+		if p := set.pred(int(x)); p >= 0 {
+			if o := &bytes[p]; o.pool == r.pool && o.hi > r.lo {
 				return false
 			}
 		}
-		if s := set.succ(x); s >= 0 {
-			o := &rects[byLo[s]]
-			if o.pool == r.pool && o.lo < r.hi {
+		if s := set.succ(int(x)); s >= 0 {
+			if o := &bytes[s]; o.pool == r.pool && o.lo < r.hi {
 				return false
 			}
 		}
-		set.insert(x)
+		set.insert(int(x))
 	}
 	return true
+}
+
+// span is what disjoint's sweep reads of a rectangle.
+type span struct {
+	lo, hi int64
+	pool   int
 }
 
 // lowOrder returns the rectangle indices sorted by (pool, lo, index): a
@@ -114,36 +129,69 @@ func lowOrder(rects []occ) []int32 {
 	return out
 }
 
-// timeOrder returns the rectangle indices sorted by start (or end) time.
-func timeOrder(rects []occ, start bool) []int32 {
-	at := func(k int) int64 {
-		if start {
-			return rects[k].t0
-		}
-		return rects[k].t1
-	}
-	lo, hi := at(0), at(0)
+// timeOrder returns the rectangle indices sorted by start (or end) time,
+// ties by index, and their times in that order: a counting sort when the
+// times span at most a few times as many steps as there are rectangles,
+// else a sort of packed (time, index) words, else a comparison sort.
+func timeOrder(rects []occ, start bool) ([]int32, []int64) {
+	n := len(rects)
+	ts := make([]int64, n)
 	for k := range rects {
-		lo, hi = min(lo, at(k)), max(hi, at(k))
+		if start {
+			ts[k] = rects[k].t0
+		} else {
+			ts[k] = rects[k].t1
+		}
 	}
-	out := make([]int32, len(rects))
-	if uint64(hi)-uint64(lo) < 1<<32 {
+	lo, hi := ts[0], ts[0]
+	for _, t := range ts {
+		lo, hi = min(lo, t), max(hi, t)
+	}
+	out := make([]int32, n)
+	span := uint64(hi) - uint64(lo)
+	switch {
+	case span < 4*uint64(n)+1024:
+		count := make([]int32, span+2)
+		for _, t := range ts {
+			count[t-lo+1]++
+		}
+		for v := 1; v < len(count); v++ {
+			count[v] += count[v-1]
+		}
+		for k, t := range ts {
+			out[count[t-lo]] = int32(k)
+			count[t-lo]++
+		}
+		// count[v] is now the end of time lo+v's run
+		w := int32(0)
+		for v, end := range count[:span+1] {
+			for ; w < end; w++ {
+				ts[w] = lo + int64(v)
+			}
+		}
+	case span < 1<<32:
 		// Pack (time - lo, index) into one word and sort plain integers.
-		keys := make([]uint64, len(rects))
-		for k := range rects {
-			keys[k] = (uint64(at(k))-uint64(lo))<<32 | uint64(k)
+		keys := make([]uint64, n)
+		for k, t := range ts {
+			keys[k] = (uint64(t)-uint64(lo))<<32 | uint64(k)
 		}
 		slices.Sort(keys)
-		for k, v := range keys {
-			out[k] = int32(uint32(v))
+		for i, v := range keys {
+			out[i] = int32(uint32(v))
+			ts[i] = lo + int64(v>>32)
 		}
-		return out
+	default:
+		for k := range out {
+			out[k] = int32(k)
+		}
+		slices.SortStableFunc(out, func(a, b int32) int { return cmp.Compare(ts[a], ts[b]) })
+		sorted := make([]int64, n)
+		for i, k := range out {
+			sorted[i] = ts[k]
+		}
+		ts = sorted
 	}
-	for k := range out {
-		out[k] = int32(k)
-	}
-	slices.SortFunc(out, func(a, b int32) int { return cmp.Compare(at(int(a)), at(int(b))) })
-	return out
+	return out, ts
 }
 
 // bitTree is a set of integers in [0, n): level 0 has one bit per integer,

@@ -40,7 +40,7 @@ func (c *checker) occupancy(i int, dst []occ) []occ {
 // sit in an interval tree keyed by their low byte, so a new rectangle finds
 // every rectangle it overlaps in O(log n + k).
 func (c *checker) checkOverlaps(ok []bool) {
-	var rects []occ
+	rects := make([]occ, 0, len(c.p.Buffers)) // one each without gaps
 	for i := range c.p.Buffers {
 		if ok[i] {
 			rects = c.occupancy(i, rects)

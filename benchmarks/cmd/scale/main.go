@@ -1,0 +1,231 @@
+// Command scale measures optalloc at a million buffers and more, end to
+// end: it generates the inputs into a temporary folder (removed after),
+// builds the CLI there with go build, and runs `optalloc plan FILE
+// --time-limit L --threads T --json` on each trace for each thread count
+// and time limit, a few times each. It prints a markdown table of medians:
+// the first verified plan (stats.first_plan_ms, counted from the start of
+// the solve, after reading), the wall time and CPU time of the whole
+// process (reading included), its peak RSS, the peak's gap to max-live and
+// the status; then the CSV reader's speed and the time to read a
+// 100 000-op model graph (benchmarks.ChainGraph, the shape of
+// formats/graph's BenchmarkRead100kOps), in process and as `optalloc bounds`.
+//
+// Usage (from the repository root):
+//
+//	go run ./benchmarks/cmd/scale
+//	go run ./benchmarks/cmd/scale -sizes 1000000,2000000 -time-limits 10s,30s -reps 3 -o scale.md
+//	go run ./benchmarks/cmd/scale -readme README.md
+//
+// With -readme the report replaces what lies between the lines
+// <!-- scale:begin --> and <!-- scale:end --> of that file.
+//
+// The traces: random is `gen -kind random -n N` (uniform lifetimes over 2N
+// steps, up to N/5 long: about N/20 buffers alive at once), transformer is
+// `gen -kind transformer -backward -n N`. Timings depend on what else runs
+// on the machine: the report says how many CPUs it had and its load.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/optalloc/optalloc/corpus"
+	"github.com/optalloc/optalloc/internal/atomicfile"
+)
+
+const (
+	begin = "<!-- scale:begin -->"
+	end   = "<!-- scale:end -->"
+)
+
+func main() {
+	sizes := flag.String("sizes", "1000000,2000000", "comma-separated numbers of buffers")
+	traces := flag.String("traces", "random,transformer", "comma-separated traces: random, transformer")
+	threads := flag.String("threads", "1,2", "comma-separated --threads values")
+	limits := flag.String("time-limits", "10s", "comma-separated --time-limit values")
+	reps := flag.Int("reps", 3, "runs of each case (the table shows medians)")
+	out := flag.String("o", "-", "output markdown file (- = stdout)")
+	readme := flag.String("readme", "", "replace the text between "+begin+" and "+end+" of this file (instead of -o)")
+	flag.Parse()
+	cfg, err := parseConfig(*sizes, *traces, *threads, *limits, *reps)
+	if err == nil && *readme != "" && *out != "-" {
+		err = fmt.Errorf("give -o or -readme, not both")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "scale:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	md, err := run(ctx, cfg)
+	if err == nil {
+		err = output(md, *out, *readme)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "scale:", err)
+		os.Exit(1)
+	}
+}
+
+// config is what to measure.
+type config struct {
+	sizes   []int
+	traces  []string
+	threads []int
+	limits  []time.Duration
+	reps    int
+	command string // the command line, for the report
+}
+
+func parseConfig(sizes, traces, threads, limits string, reps int) (config, error) {
+	c := config{reps: reps, command: commandLine(os.Args[1:])}
+	if reps < 1 {
+		return c, fmt.Errorf("-reps must be at least 1")
+	}
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("-sizes: %q is not a positive number", s)
+		}
+		c.sizes = append(c.sizes, n)
+	}
+	for _, s := range strings.Split(traces, ",") {
+		s = strings.TrimSpace(s)
+		if s != "random" && s != "transformer" {
+			return c, fmt.Errorf("-traces: unknown trace %q (want random or transformer)", s)
+		}
+		c.traces = append(c.traces, s)
+	}
+	for _, s := range strings.Split(threads, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("-threads: %q is not a positive number", s)
+		}
+		c.threads = append(c.threads, n)
+	}
+	for _, s := range strings.Split(limits, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("-time-limits: %q is not a positive duration", s)
+		}
+		c.limits = append(c.limits, d)
+	}
+	return c, nil
+}
+
+// run builds the CLI, generates the inputs and measures; the temporary
+// folder goes in every case.
+func run(ctx context.Context, cfg config) ([]byte, error) {
+	tmp, err := os.MkdirTemp("", "optalloc-scale-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "optalloc")
+	fmt.Fprintln(os.Stderr, "scale: building the CLI")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/optalloc/optalloc/cmd/optalloc")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return nil, fmt.Errorf("go build: %w", err)
+	}
+	rep := report{cfg: cfg, start: time.Now(), load0: loadAverage()}
+	for _, n := range cfg.sizes {
+		for _, trace := range cfg.traces {
+			in, err := generate(tmp, trace, n)
+			if err != nil {
+				return nil, err
+			}
+			r, err := readSpeed(in.path, cfg.reps)
+			if err != nil {
+				return nil, err
+			}
+			rep.reads = append(rep.reads, r)
+			// The problems read and generated are garbage now: give their
+			// memory back, or a child's peak RSS would show this
+			// process's (on Linux a child is started sharing its memory,
+			// and its high-water mark starts there).
+			debug.FreeOSMemory()
+			for _, limit := range cfg.limits {
+				for _, t := range cfg.threads {
+					c := caseResult{input: in, threads: t, limit: limit}
+					for i := range cfg.reps {
+						fmt.Fprintf(os.Stderr, "scale: %s %d buffers, --threads %d --time-limit %v, run %d of %d\n", trace, n, t, limit, i+1, cfg.reps)
+						r, err := planOnce(ctx, bin, in.path, t, limit)
+						if err != nil {
+							return nil, err
+						}
+						c.runs = append(c.runs, r)
+					}
+					rep.cases = append(rep.cases, c)
+				}
+			}
+			if err := os.Remove(in.path); err != nil {
+				return nil, err
+			}
+		}
+	}
+	g, err := graphSpeed(ctx, tmp, bin, cfg.reps)
+	if err != nil {
+		return nil, err
+	}
+	rep.graph = g
+	rep.load1 = loadAverage()
+	rep.elapsed = time.Since(rep.start)
+	return rep.markdown(), nil
+}
+
+// output writes md to out ("-" is stdout), or between the markers of the
+// file readme when that is set.
+func output(md []byte, out, readme string) error {
+	if readme != "" {
+		old, err := os.ReadFile(readme)
+		if err != nil {
+			return err
+		}
+		text, err := corpus.SpliceBetween(old, md, begin, end)
+		if err != nil {
+			return fmt.Errorf("%s: %w", readme, err)
+		}
+		return atomicfile.Write(readme, text)
+	}
+	if out == "-" {
+		_, err := os.Stdout.Write(md)
+		return err
+	}
+	return atomicfile.Write(out, md)
+}
+
+// commandLine is the command that regenerates a report run with args.
+func commandLine(args []string) string {
+	s := "go run ./benchmarks/cmd/scale"
+	for _, a := range args {
+		if strings.ContainsAny(a, " \t'\"$") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		s += " " + a
+	}
+	return s
+}
+
+// loadAverage is the machine's 1-minute load average, or "" when the
+// system does not tell.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseConfig(t *testing.T) {
+	c, err := parseConfig("1000000, 2000000", "random,transformer", "1,2", "10s,30s", 3)
+	require.NoError(t, err)
+	assert.Equal(t, []int{1000000, 2000000}, c.sizes)
+	assert.Equal(t, []string{"random", "transformer"}, c.traces)
+	assert.Equal(t, []int{1, 2}, c.threads)
+	assert.Equal(t, []time.Duration{10 * time.Second, 30 * time.Second}, c.limits)
+	for _, bad := range []struct{ sizes, traces, threads, limits string }{
+		{"0", "random", "1", "10s"},
+		{"1e6", "random", "1", "10s"},
+		{"10", "chain", "1", "10s"},
+		{"10", "random", "zero", "10s"},
+		{"10", "random", "1", "-1s"},
+	} {
+		_, err := parseConfig(bad.sizes, bad.traces, bad.threads, bad.limits, 3)
+		assert.Error(t, err, "%+v", bad)
+	}
+	_, err = parseConfig("10", "random", "1", "1s", 0)
+	assert.Error(t, err)
+}
+
+func TestMedian(t *testing.T) {
+	assert.Equal(t, 0.0, median(nil))
+	assert.Equal(t, 2.0, median([]float64{3, 1, 2}))
+	assert.Equal(t, 2.5, median([]float64{4, 1, 3, 2}))
+}
+
+func TestParseSummary(t *testing.T) {
+	var r planRun
+	require.NoError(t, parseSummary([]byte(`{"peak": 120, "status": "feasible", "stats": {"first_plan_ms": 1500}}`), &r))
+	assert.Equal(t, planRun{peak: 120, status: "feasible", firstPlan: 1.5}, r)
+	r = planRun{peak: -1, firstPlan: -1}
+	require.NoError(t, parseSummary([]byte(`{"peak": null, "status": "unknown", "stats": {}}`), &r))
+	assert.Equal(t, planRun{peak: -1, status: "unknown", firstPlan: -1}, r)
+	assert.Error(t, parseSummary([]byte("peak=1"), &r))
+}
+
+// TestCaseColumns checks the first-plan, gap and status columns when the
+// runs agree and when they do not.
+func TestCaseColumns(t *testing.T) {
+	c := caseResult{input: input{maxLive: 100}, runs: []planRun{
+		{firstPlan: 1, peak: 110, status: "feasible"},
+		{firstPlan: 3, peak: 104, status: "feasible"},
+		{firstPlan: -1, peak: -1, status: "unknown"},
+	}}
+	assert.Equal(t, "2.00 (none in 1 of 3)", c.firstPlan())
+	assert.Equal(t, "7.00%", c.gap())
+	assert.Equal(t, "feasible ×2, unknown ×1", c.status())
+	c.runs = c.runs[2:]
+	assert.Equal(t, "none", c.firstPlan())
+	assert.Equal(t, "–", c.gap())
+	assert.Equal(t, "unknown", c.status())
+}
+
+// TestOutputReadme replaces the text between the markers and refuses a
+// file without them, leaving it as it was.
+func TestOutputReadme(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "README.md")
+	require.NoError(t, os.WriteFile(path, []byte("# x\n"+begin+"\nold\n"+end+"\ntail\n"), 0o644))
+	require.NoError(t, output([]byte("| new |\n"), "-", path))
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "# x\n"+begin+"\n| new |\n"+end+"\ntail\n", string(got))
+
+	bare := filepath.Join(dir, "bare.md")
+	require.NoError(t, os.WriteFile(bare, []byte("no markers\n"), 0o644))
+	err = output([]byte("x"), "-", bare)
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), bare+": "))
+	got, err = os.ReadFile(bare)
+	require.NoError(t, err)
+	assert.Equal(t, "no markers\n", string(got))
+
+	out := filepath.Join(dir, "scale.md")
+	require.NoError(t, output([]byte("table\n"), out, ""))
+	got, err = os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, "table\n", string(got))
+}
