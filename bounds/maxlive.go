@@ -18,22 +18,17 @@ func MaxLive(p *model.Problem) int64 {
 // MaxLiveAt is MaxLive and the first time at which that many bytes are
 // live (0 when nothing is).
 func MaxLiveAt(p *model.Problem) (live, at int64) {
+	if !anyBuffer(p, func(b *model.Buffer) bool { return b.Alias != nil || len(b.Gaps) > 0 }) {
+		// whole lifetimes: one pass, counting per time step where the
+		// times are op indices (0.25 → 0.09 s on a million dense buffers)
+		c := p.LiveCounts()
+		return c.MaxLive, c.At
+	}
 	type event struct{ t, d int64 }
-	plain := !anyBuffer(p, func(b *model.Buffer) bool { return b.Alias != nil || len(b.Gaps) > 0 })
-	var events []event
-	if plain {
-		events = make([]event, 0, 2*len(p.Buffers))
-		for i := range p.Buffers {
-			if b := &p.Buffers[i]; b.Size > 0 {
-				events = append(events, event{b.Start, b.Size}, event{b.End, -b.Size})
-			}
-		}
-	} else {
-		pieces := p.Pieces()
-		events = make([]event, 0, 2*len(pieces))
-		for _, pc := range pieces {
-			events = append(events, event{pc.Start, pc.Bytes}, event{pc.End, -pc.Bytes})
-		}
+	pieces := p.Pieces()
+	events := make([]event, 0, 2*len(pieces))
+	for _, pc := range pieces {
+		events = append(events, event{pc.Start, pc.Bytes}, event{pc.End, -pc.Bytes})
 	}
 	// Lifetimes are half-open: at one time, ends before starts. Then the
 	// load within one time's events falls and rises again, so its highest

@@ -11,6 +11,9 @@ type LiveCounts struct {
 	// sweep's max-live (ComputeSweep) when no buffer has an alias or a
 	// gap, at least it otherwise.
 	MaxLive int64
+	// At is the first time at which MaxLive bytes are live (0 when
+	// nothing is).
+	At int64
 	// Pairs is the number of unordered pairs of buffers of non-zero size
 	// whose lifetimes intersect.
 	Pairs float64
@@ -80,7 +83,9 @@ func liveByStep(ls []life, lo int64, steps int) LiveCounts {
 		sum -= float64(x.starts) * float64(endsUpTo) // buffers starting at t: ends at or before t
 		startsBefore += int64(x.starts)
 		load += x.delta
-		c.MaxLive = max(c.MaxLive, load)
+		if load > c.MaxLive {
+			c.MaxLive, c.At = load, lo+int64(t)
+		}
 	}
 	c.Pairs = (sum - float64(len(ls))) / 2
 	return c
@@ -119,7 +124,9 @@ func liveSorted(ls []life) LiveCounts {
 		}
 		sum -= float64(j) // ends at or before this start
 		load += starts[i].d
-		c.MaxLive = max(c.MaxLive, load)
+		if load > c.MaxLive {
+			c.MaxLive, c.At = load, starts[i].t
+		}
 		i++
 	}
 	c.Pairs = (sum - float64(n)) / 2

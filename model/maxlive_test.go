@@ -39,6 +39,23 @@ func TestLiveCountsMatchesSweep(t *testing.T) {
 		got := p.LiveCounts()
 		require.Equal(t, p.ComputeSweep().MaxLive, got.MaxLive, "trial %d", trial)
 		require.Equal(t, pairs, got.Pairs, "trial %d", trial)
+		// At: the first time (a start time) at which max-live is live
+		loadAt := func(t int64) (l int64) {
+			for _, b := range p.Buffers {
+				if b.Start <= t && t < b.End {
+					l += b.Size
+				}
+			}
+			return l
+		}
+		if got.MaxLive > 0 {
+			require.Equal(t, got.MaxLive, loadAt(got.At), "trial %d", trial)
+			for _, b := range p.Buffers {
+				if b.Start < got.At {
+					require.Less(t, loadAt(b.Start), got.MaxLive, "trial %d: max-live already at %d", trial, b.Start)
+				}
+			}
+		}
 	}
 	require.Equal(t, LiveCounts{}, (&Problem{}).LiveCounts())
 }
