@@ -96,13 +96,13 @@ func TestGapTreeEqualsScan(t *testing.T) {
 }
 
 // TestGapTreeEqualsScanTraining: the same on a generated training trace in
-// the textbook order.
+// the textbook and the peak orders.
 func TestGapTreeEqualsScanTraining(t *testing.T) {
 	for _, seed := range []uint64{1, 2} {
 		p := benchmarks.Training(benchmarks.TrainingOptions{Buffers: 6000, Seed: seed})
 		in, err := newInstance(context.Background(), p)
 		require.NoError(t, err)
-		for _, order := range [][]int32{textbookOrder(in.its)} {
+		for _, order := range [][]int32{textbookOrder(in.its), peakOrder(in.its)} {
 			scan, tree, ps, pt := firstFitBoth(t, in.its, order)
 			require.Equal(t, scan, tree, "seed %d", seed)
 			require.Equal(t, ps, pt)
