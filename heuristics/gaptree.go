@@ -8,13 +8,13 @@ import "slices"
 // time ranks whose nodes hold the byte ranges of the entries as sorted,
 // coalesced interval sets. An entry [a, b) is stored (own) at the O(log R)
 // nodes of the canonical cover of [a, b), and added (sub) to those nodes
-// and to every node on the paths from leaves a and b−1 to the root. So
+// and to every node above leaves a and b−1 (up to the root). So
 // sub[x] holds every entry stored at x or below it, and only entries that
 // meet x's time range; own[x] only entries that cover x's range. The
 // entries meeting [s, e) are then the union of sub[c] over the canonical
-// cover c of [s, e) and of own[y] over the nodes y on the paths from leaves
-// s and e−1 to the root (a node meeting [s, e) lies under a cover node or
-// above one, on those paths). Coalescing makes a stack of long-lived
+// cover c of [s, e) and of own[y] over the nodes y above leaves s and e−1
+// (a node meeting [s, e) lies under a cover node or above one, and the
+// nodes above a cover node are above leaf s or leaf e−1). Coalescing makes a stack of long-lived
 // buffers one interval, where the scan of the offset-ordered list visits
 // each of them for every item placed above them.
 type gapTree struct {
