@@ -396,6 +396,8 @@ func (pc *placer) fit(k int, firstFit bool) int64 {
 		return pc.fitCompound(k, firstFit)
 	}
 	s, e, size := pc.rs[k], pc.re[k], it.size
+	// A run on the gap tree fits first only (resetFor): every caller of
+	// fit in such a run passes the run's firstFit.
 	if pc.useGT && firstFit {
 		if s >= e {
 			return it.up(0)
