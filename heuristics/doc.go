@@ -12,6 +12,8 @@
 //     in time; greedy-size is the plain greedy-by-size best-fit.
 //   - greedy-textbook (Textbook): the textbook greedy — size order, ties by
 //     start, lowest gap; firstfit-size but for ties.
+//   - firstfit-peak (PeakFirst): first fit with the buffers live at the
+//     max-live time first, longest-lived lowest, then the rest by size.
 //   - squeaky (Squeaky): squeaky-wheel rounds of first fit, the buffers
 //     above max-live or at the peak moved to the front of the order; its
 //     Improve starts from a plan (solve's improvement phase on large

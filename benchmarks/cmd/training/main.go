@@ -5,6 +5,7 @@
 // Usage (from the repository root):
 //
 //	go run ./benchmarks/cmd/training -seeds 20 -time-limit 10s
+//	go run ./benchmarks/cmd/training -seeds 20 -only 14,20 -v
 //	go run ./benchmarks/cmd/training -scale -n 1000000
 //
 // The first form plans seeds 1..S, seed s with 20 000 + (s−1)·80 000/(S−1)
@@ -25,6 +26,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,21 +44,47 @@ func main() {
 	threads := flag.Int("threads", 2, "threads of each solve")
 	scale := flag.Bool("scale", false, "measure the first plan of -n-buffer dense random and transformer traces instead")
 	n := flag.Int("n", 1000000, "buffers of the -scale traces")
+	only := flag.String("only", "", "comma-separated seeds to run (of 1..-seeds; default all)")
+	verbose := flag.Bool("v", false, "print each solve's phase times and squeaky statistics")
 	flag.Parse()
 	if *scale {
 		runScale(*n, *limit)
 		return
 	}
-	runSeeds(*seeds, *minN, *maxN, *limit, *method, *threads)
+	pick, err := parseSeeds(*only, *seeds)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "training: -only:", err)
+		os.Exit(2)
+	}
+	runSeeds(*seeds, pick, *minN, *maxN, *limit, *method, *threads, *verbose)
+}
+
+// parseSeeds reads -only: nil (every seed) when empty.
+func parseSeeds(s string, seeds int) (map[int]bool, error) {
+	if s == "" {
+		return nil, nil
+	}
+	out := map[int]bool{}
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 || v > seeds {
+			return nil, fmt.Errorf("%q is not a seed in 1..%d", f, seeds)
+		}
+		out[v] = true
+	}
+	return out, nil
 }
 
 func gap(peak, lb int64) float64 { return float64(peak-lb) / float64(lb) * 100 }
 
-func runSeeds(seeds, minN, maxN int, limit time.Duration, method string, threads int) {
+func runSeeds(seeds int, pick map[int]bool, minN, maxN int, limit time.Duration, method string, threads int, verbose bool) {
 	fmt.Printf("| seed | buffers | max-live | greedy-textbook | %s (%v, %d threads) | first plan |\n|--:|--:|--:|---|---|--:|\n", method, limit, threads)
 	var gaps, tgaps []float64
 	worse, within := 0, 0
 	for s := 1; s <= seeds; s++ {
+		if pick != nil && !pick[s] {
+			continue
+		}
 		nb := minN
 		if seeds > 1 {
 			nb = minN + (s-1)*(maxN-minN)/(seeds-1)
@@ -88,6 +116,9 @@ func runSeeds(seeds, minN, maxN int, limit time.Duration, method string, threads
 		}
 		fmt.Printf("| %d | %d | %d | %d · %.3f%% · %.2fs | %d · %.3f%% · %s · %s · %.2fs | %.2fs |\n", s, len(p.Buffers), ml,
 			tb.Peak, tg, tb.Elapsed.Seconds(), res.Peak, g, res.Status, res.Method, res.Elapsed.Seconds(), res.Stats.FirstPlanMillis/1000)
+		if verbose {
+			fmt.Printf("|   | phase_ms %v · squeaky %+v |\n", res.Stats.PhaseMillis, res.Stats.Engines["squeaky"])
+		}
 	}
 	fmt.Printf("\n%s: gap above max-live min %.3f%% · median %.3f%% · max %.3f%%; ≤ 0.1%%: %d of %d; worse than greedy-textbook: %d of %d\n",
 		method, q(gaps, 0), q(gaps, 0.5), q(gaps, 1), within, len(gaps), worse, len(gaps))
