@@ -272,32 +272,8 @@ func less3(a, b [3]int64) bool {
 const denseLimit = 2e9
 
 // tooDense reports whether the problem has more than denseLimit pairs of
-// buffers with bytes alive together (counted in O(n log n)).
+// buffers with bytes alive together (model.LiveCounts: one pass counting
+// per time step, or O(n log n) on spread-out times).
 func tooDense(p *model.Problem) bool {
-	starts, ends := make([]int64, 0, len(p.Buffers)), make([]int64, 0, len(p.Buffers))
-	for i := range p.Buffers {
-		if b := &p.Buffers[i]; b.Size > 0 {
-			starts, ends = append(starts, b.Start), append(ends, b.End)
-		}
-	}
-	slices.Sort(starts)
-	slices.Sort(ends)
-	// Σ over buffers of (#starts < end) − (#ends ≤ start) − 1 counts every
-	// pair twice (as conflictPairs does on ranks).
-	var sum float64
-	i := 0
-	for _, e := range ends {
-		for i < len(starts) && starts[i] < e {
-			i++
-		}
-		sum += float64(i)
-	}
-	j := 0
-	for _, s := range starts {
-		for j < len(ends) && ends[j] <= s {
-			j++
-		}
-		sum -= float64(j)
-	}
-	return (sum-float64(len(starts)))/2 > denseLimit
+	return p.LiveCounts().Pairs > denseLimit
 }
