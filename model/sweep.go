@@ -45,34 +45,7 @@ type Sweep struct {
 // groups into account. Zero-byte pieces are dropped. O(n log n) plus, per
 // alias group, the number of its members live at each of its time points.
 func (p *Problem) Pieces() []Piece {
-	var root []int
-	var delta []int64
-	groups := map[int][]int{}
-	for i := range p.Buffers {
-		if p.Buffers[i].Alias != nil {
-			if root == nil {
-				root, delta = p.AliasRoots(p.Index())
-			}
-			groups[root[i]] = append(groups[root[i]], i)
-		}
-	}
-	pieces := make([]Piece, 0, len(p.Buffers))
-	for i := range p.Buffers {
-		b := &p.Buffers[i]
-		if b.Alias != nil {
-			continue
-		}
-		if g, ok := groups[i]; ok {
-			pieces = append(pieces, p.groupPieces(i, g, delta)...)
-			continue
-		}
-		for _, r := range b.Rects(0, nil) {
-			if r.Hi > r.Lo {
-				pieces = append(pieces, Piece{Start: r.Start, End: r.End, Bytes: r.Hi - r.Lo, Buffer: i})
-			}
-		}
-	}
-	return pieces
+	return p.PiecesOf(p.AliasParents())
 }
 
 // Rect is a time × byte rectangle a buffer occupies: bytes [Lo, Hi)
@@ -100,20 +73,6 @@ func (b *Buffer) Rects(delta int64, dst []Rect) []Rect {
 	}
 	emit(t, b.End, 0, b.Size)
 	return dst
-}
-
-// groupPieces returns, for an alias group, the length of the union of its
-// members' byte ranges in every elementary interval of the group.
-func (p *Problem) groupPieces(root int, members []int, delta []int64) []Piece {
-	rects := p.Buffers[root].Rects(0, nil)
-	for _, m := range members {
-		rects = p.Buffers[m].Rects(delta[m], rects)
-	}
-	var out []Piece
-	for _, r := range UnionLoad(rects) {
-		out = append(out, Piece{Start: r.Start, End: r.End, Bytes: r.Hi, Buffer: root})
-	}
-	return out
 }
 
 // UnionLoad returns, for every elementary interval of the rectangles where

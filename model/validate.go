@@ -314,28 +314,14 @@ func (p *Problem) validateAliasOverlaps(index map[string]int) error {
 // all buffers (Root walks one chain). The problem's alias chains must be
 // valid (no cycle, parents exist).
 func (p *Problem) AliasRoots(index map[string]int) (root []int, delta []int64) {
-	n := len(p.Buffers)
-	root, delta = make([]int, n), make([]int64, n)
-	done := make([]bool, n)
-	var stack []int
-	for i := range n {
-		j := i
-		for !done[j] && p.Buffers[j].Alias != nil {
-			stack = append(stack, j)
-			j = index[p.Buffers[j].Alias.Parent]
+	parent := make([]int, len(p.Buffers))
+	for i := range p.Buffers {
+		parent[i] = -1
+		if a := p.Buffers[i].Alias; a != nil {
+			parent[i] = index[a.Parent]
 		}
-		if !done[j] {
-			root[j], done[j] = j, true
-		}
-		for k := len(stack) - 1; k >= 0; k-- {
-			s := stack[k]
-			a := p.Buffers[s].Alias
-			q := index[a.Parent]
-			root[s], delta[s], done[s] = root[q], delta[q]+a.Delta, true
-		}
-		stack = stack[:0]
 	}
-	return root, delta
+	return p.rootsOf(parent)
 }
 
 // IsAncestor reports whether buffer anc is on the alias chain above x (the
