@@ -26,12 +26,6 @@ func newBlocks() blocks { return blocks{ns: make([]bnode, 1, 64)} }
 // hi returns the end of node i's bytes.
 func (b *blocks) hi(i int32) int64 { return b.ns[i].lo + b.ns[i].size }
 
-// less reports whether node i's key is below (size, lo).
-func (b *blocks) less(i int32, size, lo int64) bool {
-	n := &b.ns[i]
-	return n.size < size || (n.size == size && n.lo < lo)
-}
-
 // node returns a fresh node (recycled when one was removed); it may grow
 // the array, so no *bnode may be held across it.
 func (b *blocks) node(lo, size int64, free bool) int32 {
