@@ -91,3 +91,22 @@ func TestOutputReadme(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "table\n", string(got))
 }
+
+// TestMarkdownRows: the thread counts of one trace, size and time limit
+// share a row, their figures side by side; a gap or status they share is
+// written once; the CSV reads are one line.
+func TestMarkdownRows(t *testing.T) {
+	in := input{trace: "random", buffers: 1000, maxLive: 100}
+	r := report{cfg: config{reps: 1, command: "scale"},
+		cases: []caseResult{
+			{input: in, threads: 1, limit: time.Second, runs: []planRun{{firstPlan: 1, wall: 2, cpu: 2, rssMiB: 10, peak: 110, status: "feasible"}}},
+			{input: in, threads: 2, limit: time.Second, runs: []planRun{{firstPlan: 0.5, wall: 1.5, cpu: 2.5, rssMiB: 12, peak: 110, status: "feasible"}}},
+			{input: in, threads: 1, limit: 2 * time.Second, runs: []planRun{{firstPlan: 1, wall: 2, cpu: 2, rssMiB: 10, peak: 105, status: "feasible"}}},
+		},
+		reads: []readResult{{input: "a.csv", rows: 2_000_000, seconds: 1}, {input: "b.csv", rows: 1_000_000, seconds: 1}},
+	}
+	md := string(r.markdown())
+	assert.Contains(t, md, "| random | 1000 | 1s | 1 / 2 | 1.00 / 0.50 | 2.00 / 1.50 | 2.00 / 2.50 | 10 / 12 | 10.00% | feasible |\n")
+	assert.Contains(t, md, "| random | 1000 | 2s | 1 | 1.00 | 2.00 | 2.00 | 10 | 5.00% | feasible |\n")
+	assert.Contains(t, md, "CSV reading (`formats.Load`, medians of 1): a.csv 2.00 M rows/s (1.000 s), b.csv 1.00 M rows/s (1.000 s).\n")
+}

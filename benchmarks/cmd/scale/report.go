@@ -38,24 +38,56 @@ func (r *report) markdown() []byte {
 	fmt.Fprintf(&b, "Reproduce: `%s`. Medians of %d runs of `optalloc plan FILE --time-limit L --threads T --json`; "+
 		"first plan is `stats.first_plan_ms` (from the start of the solve, after reading); wall, CPU (user + system) "+
 		"and peak RSS are the whole process's, reading included.\n\n", r.cfg.command, r.cfg.reps)
-	b.WriteString("| trace | buffers | threads | time limit | first plan (s) | wall (s) | CPU (s) | peak RSS (MiB) | peak vs max-live | status |\n")
+	// one row per trace, size and time limit, the thread counts side by
+	// side in each cell ("1 / 2")
+	b.WriteString("| trace | buffers | time limit | threads | first plan (s) | wall (s) | CPU (s) | peak RSS (MiB) | peak vs max-live | status |\n")
 	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
-	for _, c := range r.cases {
-		fmt.Fprintf(&b, "| %s | %d | %d | %v | %s | %.2f | %.2f | %.0f | %s | %s |\n",
-			c.input.trace, c.input.buffers, c.threads, c.limit, c.firstPlan(),
-			median(c.field(func(p planRun) float64 { return p.wall })),
-			median(c.field(func(p planRun) float64 { return p.cpu })),
-			median(c.field(func(p planRun) float64 { return p.rssMiB })),
-			c.gap(), c.status())
+	for i := 0; i < len(r.cases); {
+		j := i + 1
+		for j < len(r.cases) && r.cases[j].input == r.cases[i].input && r.cases[j].limit == r.cases[i].limit {
+			j++
+		}
+		row := r.cases[i:j]
+		med := func(f func(p planRun) float64, format string) func(c *caseResult) string {
+			return func(c *caseResult) string { return fmt.Sprintf(format, median(c.field(f))) }
+		}
+		fmt.Fprintf(&b, "| %s | %d | %v | %s | %s | %s | %s | %s | %s | %s |\n",
+			row[0].input.trace, row[0].input.buffers, row[0].limit,
+			side(row, func(c *caseResult) string { return fmt.Sprint(c.threads) }),
+			side(row, (*caseResult).firstPlan),
+			side(row, med(func(p planRun) float64 { return p.wall }, "%.2f")),
+			side(row, med(func(p planRun) float64 { return p.cpu }, "%.2f")),
+			side(row, med(func(p planRun) float64 { return p.rssMiB }, "%.0f")),
+			once(side(row, (*caseResult).gap)), once(side(row, (*caseResult).status)))
+		i = j
 	}
-	b.WriteString("\n| CSV input | rows | read (s) | rows/s |\n|---|--:|--:|--:|\n")
-	for _, rd := range r.reads {
-		fmt.Fprintf(&b, "| %s | %d | %.3f | %.2f M |\n", rd.input, rd.rows, rd.seconds, float64(rd.rows)/rd.seconds/1e6)
+	reads := make([]string, len(r.reads))
+	for i, rd := range r.reads {
+		reads[i] = fmt.Sprintf("%s %.2f M rows/s (%.3f s)", rd.input, float64(rd.rows)/rd.seconds/1e6, rd.seconds)
 	}
-	fmt.Fprintf(&b, "\nA model graph of %d ops (`benchmarks.ChainGraph`, as `gen -kind chain-graph -n %d`): read in %.3f s "+
+	fmt.Fprintf(&b, "\nCSV reading (`formats.Load`, medians of %d): %s.\n", r.cfg.reps, strings.Join(reads, ", "))
+	fmt.Fprintf(&b, "A model graph of %d ops (`benchmarks.ChainGraph`, as `gen -kind chain-graph -n %d`): read in %.3f s "+
 		"(`formats.Load`, in process), `optalloc bounds` %.3f s end to end (medians of %d).\n",
 		r.graph.ops, r.graph.ops+1, r.graph.load, r.graph.cli, r.cfg.reps)
 	return b.Bytes()
+}
+
+// side is f of each case, joined by " / ".
+func side(row []caseResult, f func(c *caseResult) string) string {
+	v := make([]string, len(row))
+	for k := range row {
+		v[k] = f(&row[k])
+	}
+	return strings.Join(v, " / ")
+}
+
+// once is "a / a / a" as "a"; values that differ stay side by side.
+func once(joined string) string {
+	v := strings.Split(joined, " / ")
+	if len(slices.Compact(v)) == 1 {
+		return v[0]
+	}
+	return joined
 }
 
 func (c *caseResult) field(f func(planRun) float64) []float64 {
