@@ -1,9 +1,6 @@
 package corpus
 
-import (
-	"bytes"
-	"fmt"
-)
+import "github.com/optalloc/optalloc/internal/report"
 
 // The markers between which SpliceReadme puts the results.
 const (
@@ -20,16 +17,5 @@ func SpliceReadme(readme, results []byte) ([]byte, error) {
 
 // SpliceBetween is SpliceReadme with other markers.
 func SpliceBetween(readme, text []byte, begin, end string) ([]byte, error) {
-	b := bytes.Index(readme, []byte(begin))
-	e := bytes.Index(readme, []byte(end))
-	if b < 0 || e < 0 || e < b {
-		return nil, fmt.Errorf("the README needs the lines %s and %s (in this order) around the table", begin, end)
-	}
-	var out bytes.Buffer
-	out.Write(readme[:b+len(begin)])
-	out.WriteString("\n")
-	out.Write(bytes.TrimSpace(text))
-	out.WriteString("\n")
-	out.Write(readme[e:])
-	return out.Bytes(), nil
+	return report.Splice(readme, text, begin, end)
 }

@@ -23,7 +23,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"runtime"
 	"strings"
@@ -32,7 +31,7 @@ import (
 	"github.com/optalloc/optalloc/corpus"
 	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/formats/onnx"
-	"github.com/optalloc/optalloc/internal/atomicfile"
+	"github.com/optalloc/optalloc/internal/report"
 )
 
 func main() {
@@ -54,8 +53,8 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	meta := corpus.Meta{Command: commandLine(os.Args[1:]), Date: time.Now(), Machine: machine(), GoVersion: runtime.Version(),
-		Revision: revision(), TimeLimit: *limit, Workers: *threads, Note: *note}
+	meta := corpus.Meta{Command: report.CommandLine("go run ./benchmarks/cmd/results", os.Args[1:]), Date: time.Now(), Machine: report.Machine(), GoVersion: runtime.Version(),
+		Revision: report.Revision(), TimeLimit: *limit, Workers: *threads, Note: *note}
 	var err error
 	if *models != "" {
 		err = modelsTable(ctx, *models, flag.Args(), dims, *out, *readme, meta)
@@ -113,7 +112,7 @@ func run(ctx context.Context, shared, out, readme, methodList, match string, met
 	if err := corpus.WriteMarkdown(&md, meta, ms, rows); err != nil {
 		return err
 	}
-	return output(md.Bytes(), out, readme, corpus.BeginMarker, corpus.EndMarker)
+	return report.Write(md.Bytes(), out, readme, corpus.BeginMarker, corpus.EndMarker)
 }
 
 // modelsTable writes the models table (see runModels).
@@ -126,61 +125,5 @@ func modelsTable(ctx context.Context, dir string, extra []string, dims map[strin
 	if err != nil {
 		return err
 	}
-	return output(md, out, readme, modelsBegin, modelsEnd)
-}
-
-// output writes md to out ("-" is stdout), or between the markers of the
-// file readme when that is set.
-func output(md []byte, out, readme, begin, end string) error {
-	if readme != "" {
-		old, err := os.ReadFile(readme)
-		if err != nil {
-			return err
-		}
-		text, err := corpus.SpliceBetween(old, md, begin, end)
-		if err != nil {
-			return fmt.Errorf("%s: %w", readme, err)
-		}
-		return atomicfile.Write(readme, text)
-	}
-	if out == "-" {
-		_, err := os.Stdout.Write(md)
-		return err
-	}
-	return atomicfile.Write(out, md)
-}
-
-// commandLine is the command that regenerates a report run with args.
-func commandLine(args []string) string {
-	quoted := make([]string, len(args))
-	for i, a := range args {
-		quoted[i] = a
-		if strings.ContainsAny(a, " \t'\"$") {
-			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.TrimSpace("go run ./benchmarks/cmd/results " + strings.Join(quoted, " "))
-}
-
-// machine describes the machine: OS/arch, CPU count and model.
-func machine() string {
-	s := fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				s += " (" + strings.TrimSpace(v) + ")"
-				break
-			}
-		}
-	}
-	return s
-}
-
-// revision is the git commit of the working tree, when git can tell.
-func revision() string {
-	out, err := exec.Command("git", "describe", "--always", "--dirty").Output()
-	if err != nil {
-		return "(unknown revision)"
-	}
-	return "commit " + strings.TrimSpace(string(out))
+	return report.Write(md, out, readme, modelsBegin, modelsEnd)
 }

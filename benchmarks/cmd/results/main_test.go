@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/optalloc/optalloc/corpus"
+	"github.com/optalloc/optalloc/internal/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -52,7 +53,7 @@ func TestRunWritesReport(t *testing.T) {
 
 // testMeta is a report header for a run with args.
 func testMeta(limit time.Duration, note string, args ...string) corpus.Meta {
-	return corpus.Meta{Command: commandLine(args), Date: time.Now(), Machine: machine(), GoVersion: runtime.Version(),
+	return corpus.Meta{Command: report.CommandLine("go run ./benchmarks/cmd/results", args), Date: time.Now(), Machine: report.Machine(), GoVersion: runtime.Version(),
 		Revision: "test", TimeLimit: limit, Workers: 1, Note: note}
 }
 

@@ -38,8 +38,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/optalloc/optalloc/corpus"
-	"github.com/optalloc/optalloc/internal/atomicfile"
+	devreport "github.com/optalloc/optalloc/internal/report"
 )
 
 const (
@@ -68,7 +67,7 @@ func main() {
 	defer stop()
 	md, err := run(ctx, cfg)
 	if err == nil {
-		err = output(md, *out, *readme)
+		err = devreport.Write(md, *out, *readme, begin, end)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "scale:", err)
@@ -87,7 +86,7 @@ type config struct {
 }
 
 func parseConfig(sizes, traces, threads, limits string, reps int) (config, error) {
-	c := config{reps: reps, command: commandLine(os.Args[1:])}
+	c := config{reps: reps, command: devreport.CommandLine("go run ./benchmarks/cmd/scale", os.Args[1:])}
 	if reps < 1 {
 		return c, fmt.Errorf("-reps must be at least 1")
 	}
@@ -137,7 +136,7 @@ func run(ctx context.Context, cfg config) ([]byte, error) {
 	if err := build.Run(); err != nil {
 		return nil, fmt.Errorf("go build: %w", err)
 	}
-	rep := report{cfg: cfg, start: time.Now(), load0: loadAverage()}
+	rep := report{cfg: cfg, start: time.Now(), load0: devreport.LoadAverage()}
 	for _, n := range cfg.sizes {
 		for _, trace := range cfg.traces {
 			in, err := generate(tmp, trace, n)
@@ -178,54 +177,7 @@ func run(ctx context.Context, cfg config) ([]byte, error) {
 		return nil, err
 	}
 	rep.graph = g
-	rep.load1 = loadAverage()
+	rep.load1 = devreport.LoadAverage()
 	rep.elapsed = time.Since(rep.start)
 	return rep.markdown(), nil
-}
-
-// output writes md to out ("-" is stdout), or between the markers of the
-// file readme when that is set.
-func output(md []byte, out, readme string) error {
-	if readme != "" {
-		old, err := os.ReadFile(readme)
-		if err != nil {
-			return err
-		}
-		text, err := corpus.SpliceBetween(old, md, begin, end)
-		if err != nil {
-			return fmt.Errorf("%s: %w", readme, err)
-		}
-		return atomicfile.Write(readme, text)
-	}
-	if out == "-" {
-		_, err := os.Stdout.Write(md)
-		return err
-	}
-	return atomicfile.Write(out, md)
-}
-
-// commandLine is the command that regenerates a report run with args.
-func commandLine(args []string) string {
-	s := "go run ./benchmarks/cmd/scale"
-	for _, a := range args {
-		if strings.ContainsAny(a, " \t'\"$") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		s += " " + a
-	}
-	return s
-}
-
-// loadAverage is the machine's 1-minute load average, or "" when the
-// system does not tell.
-func loadAverage() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(data))
-	if len(f) == 0 {
-		return ""
-	}
-	return f[0]
 }

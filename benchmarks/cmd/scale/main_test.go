@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	devreport "github.com/optalloc/optalloc/internal/report"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -71,14 +73,14 @@ func TestOutputReadme(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "README.md")
 	require.NoError(t, os.WriteFile(path, []byte("# x\n"+begin+"\nold\n"+end+"\ntail\n"), 0o644))
-	require.NoError(t, output([]byte("| new |\n"), "-", path))
+	require.NoError(t, devreport.Write([]byte("| new |\n"), "-", path, begin, end))
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, "# x\n"+begin+"\n| new |\n"+end+"\ntail\n", string(got))
 
 	bare := filepath.Join(dir, "bare.md")
 	require.NoError(t, os.WriteFile(bare, []byte("no markers\n"), 0o644))
-	err = output([]byte("x"), "-", bare)
+	err = devreport.Write([]byte("x"), "-", bare, begin, end)
 	require.Error(t, err)
 	assert.True(t, strings.HasPrefix(err.Error(), bare+": "))
 	got, err = os.ReadFile(bare)
@@ -86,7 +88,7 @@ func TestOutputReadme(t *testing.T) {
 	assert.Equal(t, "no markers\n", string(got))
 
 	out := filepath.Join(dir, "scale.md")
-	require.NoError(t, output([]byte("table\n"), out, ""))
+	require.NoError(t, devreport.Write([]byte("table\n"), out, "", begin, end))
 	got, err = os.ReadFile(out)
 	require.NoError(t, err)
 	assert.Equal(t, "table\n", string(got))

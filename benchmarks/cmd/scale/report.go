@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
+
+	devreport "github.com/optalloc/optalloc/internal/report"
 )
 
 // caseResult is the runs of one trace, thread count and time limit.
@@ -33,7 +33,7 @@ type report struct {
 func (r *report) markdown() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "Measured %s on %s, %s, %s; 1-minute load average %s at the start, %s at the end; %s in all.\n",
-		r.start.UTC().Format("2006-01-02 15:04 UTC"), machine(), runtime.Version(), revision(),
+		r.start.UTC().Format("2006-01-02 15:04 UTC"), devreport.Machine(), runtime.Version(), devreport.Revision(),
 		orUnknown(r.load0), orUnknown(r.load1), r.elapsed.Round(time.Second))
 	fmt.Fprintf(&b, "Reproduce: `%s`. Medians of %d runs of `optalloc plan FILE --time-limit L --threads T --json`; "+
 		"first plan is `stats.first_plan_ms` (from the start of the solve, after reading); wall, CPU (user + system) "+
@@ -170,27 +170,4 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
-}
-
-// machine names the OS, architecture, CPU count and CPU model.
-func machine() string {
-	s := fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				s += " (" + strings.TrimSpace(v) + ")"
-				break
-			}
-		}
-	}
-	return s
-}
-
-// revision is the git commit of the working tree, when git can tell.
-func revision() string {
-	out, err := exec.Command("git", "describe", "--always", "--dirty").Output()
-	if err != nil {
-		return "unknown revision"
-	}
-	return "commit " + strings.TrimSpace(string(out))
 }
