@@ -311,6 +311,12 @@ func peakOf(its []item, offsets []int64) int64 {
 // (exact footprints): a lower bound on the peak of any placement of these
 // items.
 func maxLive(its []item) int64 {
+	best, _ := peakLoad(its)
+	return best
+}
+
+// peakLoad returns maxLive and the first time at which it is live.
+func peakLoad(its []item) (best, at int64) {
 	type ev struct{ t, d int64 }
 	evs := make([]ev, 0, 2*len(its))
 	for k := range its {
@@ -328,10 +334,12 @@ func maxLive(its []item) int64 {
 		}
 		return cmp.Compare(a.d, b.d) // ends (negative) before starts
 	})
-	var load, best int64
+	var load int64
 	for _, e := range evs {
 		load += e.d
-		best = max(best, load)
+		if load > best {
+			best, at = load, e.t
+		}
 	}
-	return best
+	return best, at
 }

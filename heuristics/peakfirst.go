@@ -37,42 +37,13 @@ func (PeakFirst) Name() string { return "firstfit-peak" }
 
 // Plan implements Planner.
 func (PeakFirst) Plan(ctx context.Context, p *model.Problem) (*model.Plan, error) {
-	return perPool(ctx, p, func(ctx context.Context, its []item) ([]int64, error) {
-		pc := newPlacer(its)
-		if _, err := pc.run(ctx, peakOrder(its), true); err != nil {
-			return nil, err
-		}
-		return pc.off, nil
-	})
+	return firstFitInOrder(ctx, p, peakOrder)
 }
 
 // peakTime returns the first time at which the bytes live (exact
 // footprints) reach their maximum.
 func peakTime(its []item) int64 {
-	type ev struct{ t, d int64 }
-	evs := make([]ev, 0, 2*len(its))
-	for k := range its {
-		if its[k].fp != nil {
-			for _, r := range its[k].fp.load {
-				evs = append(evs, ev{r.start, r.hi}, ev{r.end, -r.hi})
-			}
-		} else if its[k].size > 0 {
-			evs = append(evs, ev{its[k].start, its[k].size}, ev{its[k].end, -its[k].size})
-		}
-	}
-	slices.SortFunc(evs, func(a, b ev) int {
-		if a.t != b.t {
-			return cmp.Compare(a.t, b.t)
-		}
-		return cmp.Compare(a.d, b.d) // ends (negative) before starts
-	})
-	var load, best, at int64
-	for _, e := range evs {
-		load += e.d
-		if load > best {
-			best, at = load, e.t
-		}
-	}
+	_, at := peakLoad(its)
 	return at
 }
 

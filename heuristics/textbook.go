@@ -24,9 +24,15 @@ func (Textbook) Name() string { return "greedy-textbook" }
 
 // Plan implements Planner.
 func (Textbook) Plan(ctx context.Context, p *model.Problem) (*model.Plan, error) {
+	return firstFitInOrder(ctx, p, textbookOrder)
+}
+
+// firstFitInOrder places each pool's items first fit in the order that
+// order gives.
+func firstFitInOrder(ctx context.Context, p *model.Problem, order func([]item) []int32) (*model.Plan, error) {
 	return perPool(ctx, p, func(ctx context.Context, its []item) ([]int64, error) {
 		pc := newPlacer(its)
-		if _, err := pc.run(ctx, textbookOrder(its), true); err != nil {
+		if _, err := pc.run(ctx, order(its), true); err != nil {
 			return nil, err
 		}
 		return pc.off, nil
