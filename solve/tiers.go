@@ -452,10 +452,7 @@ func (s *solver) solvePools(ctx context.Context, pools []model.Pool, assigned []
 			s.res.Status, s.res.Reason = r.Status, fmt.Sprintf("pool %q: %s", pools[k].Name, r.Reason)
 			return nil
 		}
-		for j, i := range backs[k] {
-			plan.Placements[i] = r.Plan.Placements[j]
-			plan.Placements[i].Pool = k
-		}
+		putPool(plan, k, backs[k], r.Plan)
 		lb = max(lb, r.LowerBound)
 		if r.Status != Optimal {
 			status = r.Status
@@ -512,18 +509,12 @@ func (s *solver) quickPools(ctx context.Context, pools []model.Pool, subs []*mod
 		if len(sub.Buffers) == 0 {
 			continue
 		}
-		c := s.child(sub)
-		c.quick = true
-		c.opt.Method = quickMethod(pools[k])
-		r, err := c.heuristicOnly(ctx)
-		if err != nil || r.Plan == nil {
+		pp, err := s.quickPlan(ctx, sub, quickMethod(pools[k]))
+		if err != nil || pp == nil {
 			return nil, err
 		}
-		quick[k] = r.Plan
-		for j, i := range backs[k] {
-			plan.Placements[i] = r.Plan.Placements[j]
-			plan.Placements[i].Pool = k
-		}
+		quick[k] = pp
+		putPool(plan, k, backs[k], pp)
 	}
 	return quick, s.offer(plan, "tiers+quick")
 }
@@ -549,19 +540,35 @@ func (s *solver) spillAll(ctx context.Context, pools []model.Pool, order []int, 
 	t := time.Now()
 	defer s.res.Stats.phase("tiers-spill", t)
 	sub, back := subProblem(s.p, slow, groups)
-	c := s.child(sub)
-	c.quick = true
-	c.opt.Method = "freelist"
-	r, err := c.heuristicOnly(ctx)
-	if err != nil || r.Plan == nil {
+	pp, err := s.quickPlan(ctx, sub, "freelist")
+	if err != nil || pp == nil {
 		return err
 	}
 	plan := model.NewPlan(s.p)
-	for j, i := range back {
-		plan.Placements[i] = r.Plan.Placements[j]
-		plan.Placements[i].Pool = last
-	}
+	putPool(plan, last, back, pp)
 	return s.offer(plan, "tiers+spill")
+}
+
+// quickPlan plans a pool's sub-problem with the one planner method (the
+// fit tests' quick solve); nil when it finds no plan that fits.
+func (s *solver) quickPlan(ctx context.Context, sub *model.Problem, method string) (*model.Plan, error) {
+	c := s.child(sub)
+	c.quick = true
+	c.opt.Method = method
+	r, err := c.heuristicOnly(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.Plan, nil
+}
+
+// putPool copies the plan of pool k's sub-problem into the whole plan:
+// back maps the sub-problem's buffers to the whole problem's.
+func putPool(plan *model.Plan, k int, back []int, sub *model.Plan) {
+	for j, i := range back {
+		plan.Placements[i] = sub.Placements[j]
+		plan.Placements[i].Pool = k
+	}
 }
 
 // onlyHereFirst moves to the front (keeping their priority order) the
