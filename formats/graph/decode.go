@@ -168,25 +168,23 @@ func (d *decoder) value(key string, v any) error {
 }
 
 func (d *decoder) tensors(dst *[]Tensor) error {
-	return d.array("tensors", func(off int64) error {
-		var t Tensor
-		if err := d.dec.Decode(&t); err != nil {
-			return d.failAt(off, "tensor %d: %s", len(*dst)+1, jsonMsg(err))
-		}
-		t.Line = d.lineAt(off)
-		*dst = append(*dst, t)
-		return nil
-	})
+	return elements(d, "tensors", "tensor", dst, func(t *Tensor, line int) { t.Line = line })
 }
 
 func (d *decoder) ops(dst *[]Op) error {
-	return d.array("ops", func(off int64) error {
-		var o Op
-		if err := d.dec.Decode(&o); err != nil {
-			return d.failAt(off, "op %d: %s", len(*dst)+1, jsonMsg(err))
+	return elements(d, "ops", "op", dst, func(o *Op, line int) { o.Line = line })
+}
+
+// elements decodes the array key into dst, each element (named what in
+// messages) told the line it starts on.
+func elements[T any](d *decoder, key, what string, dst *[]T, setLine func(*T, int)) error {
+	return d.array(key, func(off int64) error {
+		var e T
+		if err := d.dec.Decode(&e); err != nil {
+			return d.failAt(off, "%s %d: %s", what, len(*dst)+1, jsonMsg(err))
 		}
-		o.Line = d.lineAt(off)
-		*dst = append(*dst, o)
+		setLine(&e, d.lineAt(off))
+		*dst = append(*dst, e)
 		return nil
 	})
 }
