@@ -24,9 +24,15 @@ func loadProblem(e *env, path string) (*model.Problem, error) {
 			if p, ok, err := loadONNXBytes(e, data, "<stdin>"); ok {
 				return p, err
 			}
+			if p, ok, err := loadTFLiteBytes(e, data, "<stdin>"); ok {
+				return p, err
+			}
 			return formats.LoadBytes(data, "<stdin>")
 		}
 		if p, ok, err := loadONNX(e, path); ok {
+			return p, err
+		}
+		if p, ok, err := loadTFLite(e, path); ok {
 			return p, err
 		}
 		return formats.Load(path)

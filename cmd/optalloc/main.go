@@ -39,6 +39,7 @@ type env struct {
 	staged         []staged  // outputs written, renamed into place on success
 	start          time.Time // when the process (or, in tests, run) started
 	ctx            context.Context
+	tflite         *tfliteInput // the .tflite input read, for writing its plan back
 }
 
 // processStart is when the process started (package variables are set
@@ -116,6 +117,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.SetOutput(io.Discard)
 	c.flags(fs)
 	dimFlag(c, fs)
+	scratchFlags(c, fs)
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			commandUsage(stdout, c, fs)

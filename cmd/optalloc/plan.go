@@ -180,6 +180,9 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err := checkTFLiteOutput(e, args[0], out); err != nil {
 		return err
 	}
+	if err := checkScratchFlags(e, args[0]); err != nil {
+		return err
+	}
 	layout, err := layoutOf(fs)
 	if err != nil {
 		return err
@@ -236,7 +239,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		opt.Progress = report
 		stopProgress = done
 	}
-	res, err := solve.Solve(ctx, p, opt)
+	res, dev, err := solveInput(ctx, e, args[0], p, opt)
 	stopProgress() // the progress line gives way to what follows
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "unknown method") {
@@ -246,7 +249,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	}
 	if res.Plan != nil {
 		if isTFLitePath(out) {
-			if err := writeTFLite(e, args[0], out, p, res.Plan); err != nil {
+			if err := writeTFLite(ctx, e, args[0], out, p, res.Plan); err != nil {
 				return err
 			}
 		} else if out != "" {
@@ -285,8 +288,12 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		if res.Plan != nil {
 			peak, gap, method = fmt.Sprint(res.Peak), fmt.Sprintf("%.2f%%", res.Gap()), res.Method
 		}
-		fmt.Fprintf(e.stderr, "peak=%s lower_bound=%d gap=%s status=%s method=%s time=%.3fs%s\n",
-			peak, res.LowerBound, gap, res.Status, method, elapsed.Seconds(), split)
+		scratch, line := tfliteSummary(e, args[0], dev)
+		fmt.Fprintf(e.stderr, "peak=%s lower_bound=%d gap=%s status=%s method=%s time=%.3fs%s%s\n",
+			peak, res.LowerBound, gap, res.Status, method, elapsed.Seconds(), split, scratch)
+		if line != "" {
+			fmt.Fprintln(e.stderr, line)
+		}
 	}
 	if asJSON {
 		j := planJSON{Input: args[0], Buffers: len(p.Buffers), LowerBound: res.LowerBound,

@@ -8,9 +8,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/pflag"
+
+	"github.com/optalloc/optalloc/device"
 	"github.com/optalloc/optalloc/formats/tflite"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/solve"
 	"github.com/optalloc/optalloc/verify"
 )
 
@@ -32,16 +36,162 @@ func checkTFLiteOutput(e *env, input, out string) error {
 	return nil
 }
 
-// writeTFLite writes a copy of the input model with the plan as its
-// OfflineMemoryAllocation metadata. Before anything is written the copy is
-// read back: its offsets must be the plan's and pass the verifier.
-func writeTFLite(e *env, input, out string, p *model.Problem, plan *model.Plan) error {
-	m, a, err := readArena(input)
-	if err != nil {
-		return err
+// tfliteInput is a .tflite input as read once: the model, its arena
+// problem (tensors, then the kernels' scratch buffers) and the path.
+type tfliteInput struct {
+	path  string
+	model *tflite.Model
+	arena *tflite.Arena
+}
+
+// scratchFlags declares the TFLite scratch flags on the commands that read
+// inputs.
+func scratchFlags(c *command, fs *pflag.FlagSet) {
+	if readsInputs[c.name] {
+		fs.Bool("no-scratch", false, "TFLite inputs: plan the tensors alone, without the scratch buffers TFLite Micro's kernels request (the arena stated is then smaller than the device's wherever a kernel asks for scratch)")
+		fs.String("scratch", "", "TFLite inputs: the kernels' scratch requests recorded on the target (CSV id,lower,upper,size as 'tflm_run --dump-buffers' writes; docs/tflite.md shows how to record it on a device) instead of TFLite Micro's reference kernels'")
 	}
+}
+
+// loadTFLite reads a .tflite input with the scratch flags; ok is false for
+// other inputs.
+func loadTFLite(e *env, path string) (p *model.Problem, ok bool, err error) {
+	if !isTFLitePath(path) {
+		return nil, false, nil
+	}
+	m, err := tflite.ReadFile(path)
+	if err != nil {
+		return nil, true, err
+	}
+	p, err = useTFLite(e, path, m)
+	return p, true, err
+}
+
+// loadTFLiteBytes is loadTFLite for standard input: ok is false unless
+// data looks like a TFLite model.
+func loadTFLiteBytes(e *env, data []byte, name string) (p *model.Problem, ok bool, err error) {
+	if !tflite.Sniff(data) {
+		return nil, false, nil
+	}
+	m, err := tflite.Decode(data, name)
+	if err != nil {
+		return nil, true, err
+	}
+	p, err = useTFLite(e, "-", m)
+	return p, true, err
+}
+
+// useTFLite builds the arena problem of a model read from path and keeps
+// both for writing the plan back.
+func useTFLite(e *env, path string, m *tflite.Model) (*model.Problem, error) {
+	var opt tflite.ArenaOptions
+	if e.flags.Lookup("no-scratch") != nil {
+		opt.NoScratch, _ = e.flags.GetBool("no-scratch")
+		list, _ := e.flags.GetString("scratch")
+		if list != "" && opt.NoScratch {
+			return nil, usageErr("--scratch and --no-scratch contradict each other; give one")
+		}
+		if list != "" {
+			reqs, err := tflite.ReadBufferList(list, m)
+			if err != nil {
+				return nil, err
+			}
+			opt.Recorded, opt.RecordedFrom = reqs, list
+		}
+	}
+	a, err := m.ArenaWith(opt)
+	if err != nil {
+		return nil, err
+	}
+	if len(a.ScratchSkipped) > 0 {
+		fmt.Fprintf(e.stderr, "warning: %s: %s", m.Name, a.ScratchSkipped[0])
+		if n := len(a.ScratchSkipped) - 1; n > 0 {
+			fmt.Fprintf(e.stderr, " (and %d more operators)", n)
+		}
+		fmt.Fprintln(e.stderr)
+	}
+	e.tflite = &tfliteInput{path: path, model: m, arena: a}
+	return a.Problem, nil
+}
+
+// checkScratchFlags refuses the scratch flags on inputs that are not
+// TFLite models.
+func checkScratchFlags(e *env, inputs ...string) error {
+	for _, f := range []string{"scratch", "no-scratch"} {
+		if e.flags.Lookup(f) == nil || !e.flags.Changed(f) {
+			continue
+		}
+		for _, in := range inputs {
+			if !isTFLitePath(in) && in != "-" {
+				return usageErr("--%s applies to .tflite models; %s is not one", f, in)
+			}
+		}
+	}
+	return nil
+}
+
+// online marks the buffers of the TFLite input's arena that the runtime
+// places itself (the scratch buffers); nil when input is not the TFLite
+// model read, has no scratch, or p is not its arena.
+func (e *env) online(input string, p *model.Problem) []bool {
+	t := e.tflite
+	if t == nil || t.path != input || len(t.arena.Scratch) == 0 || len(p.Buffers) != len(t.arena.Problem.Buffers) || len(p.PoolList()) > 1 {
+		return nil
+	}
+	on := make([]bool, len(p.Buffers))
+	for k := len(t.arena.Tensors); k < len(on); k++ {
+		on[k] = true
+	}
+	return on
+}
+
+// solveInput solves p; for a TFLite model with scratch buffers it plans
+// the arena the device uses (device.SolveTFLM) and says how on stderr.
+func solveInput(ctx context.Context, e *env, input string, p *model.Problem, opt solve.Options) (*solve.Result, *device.Outcome, error) {
+	on := e.online(input, p)
+	if on == nil {
+		res, err := solve.Solve(ctx, p, opt)
+		return res, nil, err
+	}
+	return device.SolveTFLM(ctx, p, on, opt)
+}
+
+// tfliteSummary is the summary line's part about a TFLite input's scratch
+// buffers ("" for other inputs), and a line on how the device's arena was
+// chosen.
+func tfliteSummary(e *env, input string, out *device.Outcome) (field, line string) {
+	t := e.tflite
+	if t == nil || t.path != input {
+		return "", ""
+	}
+	switch {
+	case t.arena.Kernels == "":
+		return " scratch=none", "tflm: scratch buffers not included (--no-scratch): TFLite Micro adds its kernels' scratch buffers to this arena"
+	case out == nil:
+		return fmt.Sprintf(" scratch=%d", len(t.arena.Scratch)), ""
+	}
+	line = fmt.Sprintf("tflm: arena head %d (the peak above): tensors at the offline plan, %d scratch buffers (%s kernels) placed by TFLite Micro's greedy planner; TFLite Micro's own planner: %d",
+		out.Head, len(t.arena.Scratch), t.arena.Kernels, out.TFLMHead)
+	if out.Fallback {
+		line += "; optalloc's layouts gave more once the scratch was placed, so TFLite Micro's own tensor offsets are kept"
+	}
+	return fmt.Sprintf(" scratch=%d", len(t.arena.Scratch)), line
+}
+
+// writeTFLite writes a copy of the input model with the plan's tensor
+// offsets as its OfflineMemoryAllocation metadata (scratch buffers stay
+// online, zero-byte tensors get -1). Before anything is written the copy
+// is read back: its offsets must be the plan's, and the device's arena
+// they give — the scratch buffers placed by TFLite Micro's greedy planner
+// around them — must pass the verifier and equal the plan's peak.
+func writeTFLite(ctx context.Context, e *env, input, out string, p *model.Problem, plan *model.Plan) error {
+	t := e.tflite
+	if t == nil || t.path != input {
+		return fmt.Errorf("%s: the model was not read as a TFLite model (a bug)", input)
+	}
+	m, a := t.model, t.arena
 	if len(a.Problem.Buffers) != len(p.Buffers) {
-		return fmt.Errorf("%s: the model changed while it was planned", input)
+		return fmt.Errorf("%s: the plan is not of the model's arena (a bug)", input)
 	}
 	off, err := a.OfflinePlan(m, plan)
 	if err != nil {
@@ -58,8 +208,23 @@ func writeTFLite(e *env, input, out string, p *model.Problem, plan *model.Plan) 
 	if back.Offline == nil || !slices.Equal(back.Offline.Offsets, off.Offsets) {
 		return fmt.Errorf("%s: the written model does not carry the plan (a bug)", out)
 	}
-	if vs := verify.Check(p, planFromOffsets(a, back.Offline.Offsets)); len(vs) > 0 {
+	got := planFromOffsets(a, back.Offline.Offsets)
+	on := make([]bool, len(p.Buffers))
+	for k := len(a.Tensors); k < len(on); k++ {
+		on[k] = true
+	}
+	dev, err := device.Simulate(context.WithoutCancel(ctx), p, on, got)
+	if err != nil {
+		return err
+	}
+	if vs := verify.Check(p, dev); len(vs) > 0 {
 		return fmt.Errorf("%s: the offline plan read back is rejected by the verifier: %v (a bug)", out, vs[0])
+	}
+	if h, want := dev.Peak(p), plan.Peak(p); h != want {
+		return fmt.Errorf("%s: the offline plan read back gives the device an arena of %d, not the %d planned (a bug)", out, h, want)
+	}
+	if len(m.Subgraphs) > 1 {
+		fmt.Fprintf(e.stderr, "warning: %s: the model has %d subgraphs: TFLite Micro releases before 2023-03-29 (tflite-micro PR #1195) read a multi-subgraph offline plan per subgraph and would corrupt memory; run it with a newer TFLite Micro\n", out, len(m.Subgraphs))
 	}
 	return writeOutput(e, out, func(w io.Writer) error {
 		_, err := io.Copy(w, bytes.NewReader(data))
@@ -67,20 +232,8 @@ func writeTFLite(e *env, input, out string, p *model.Problem, plan *model.Plan) 
 	})
 }
 
-func readArena(path string) (*tflite.Model, *tflite.Arena, error) {
-	m, err := tflite.ReadFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	a, err := m.Arena()
-	if err != nil {
-		return nil, nil, err
-	}
-	return m, a, nil
-}
-
 // planFromOffsets reads the arena's plan out of an offline plan (tensors
-// left Online get offset 0: callers check only fully planned arenas).
+// left Online and scratch buffers get offset 0: callers place them).
 func planFromOffsets(a *tflite.Arena, offsets []int32) *model.Plan {
 	pl := model.NewPlan(a.Problem)
 	for j, i := range a.Tensors {
@@ -100,15 +253,16 @@ func verifyOffline(ctx context.Context, e *env, path string) error {
 	if err != nil {
 		return err
 	}
+	if _, err := useTFLite(e, path, m); err != nil {
+		return err
+	}
 	if m.Offline == nil {
 		return &model.InputError{File: path, Msg: "has no " + tflite.OfflineMetadata + " metadata (give a PLAN to check, or write one with 'optalloc plan " + path + " -o planned.tflite')"}
 	}
 	// The problem plan solves: tensors the plan nests inside another live
-	// one are aliases (in-place use), every other pair must not overlap.
-	a, err := m.Arena()
-	if err != nil {
-		return err
-	}
+	// one are aliases (in-place use), every other pair must not overlap;
+	// the scratch buffers follow the tensors, unpinned.
+	a := e.tflite.arena
 	// The offline-placed tensors alone, pinned at their offsets.
 	sub := &model.Problem{Name: a.Problem.Name}
 	full := &model.Problem{Name: a.Problem.Name, Buffers: slices.Clone(a.Problem.Buffers)}

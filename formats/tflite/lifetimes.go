@@ -25,6 +25,13 @@ import (
 // time counts) and its last use later.
 func (d *decoder) lifetimes() error {
 	lt := &lifetimer{d: d, active: make([]bool, len(d.m.Subgraphs)), seen: map[[2]int]bool{}}
+	d.m.opScopes = make([][][2]int, len(d.m.Subgraphs))
+	for s, sub := range d.m.Subgraphs {
+		d.m.opScopes[s] = make([][2]int, sub.Ops)
+		for i := range d.m.opScopes[s] {
+			d.m.opScopes[s][i] = [2]int{-1, -1}
+		}
+	}
 	if err := lt.mark(0); err != nil {
 		return err
 	}
@@ -119,6 +126,7 @@ func (lt *lifetimer) mark(s int) error {
 				return err
 			}
 		}
+		start := lt.scope // a scratch buffer's first scope: before the called subgraphs
 		if lt.code(&op) == schema.BuiltinOperatorCUSTOM && !lt.seen[[2]int{s, i}] {
 			lt.seen[[2]int{s, i}] = true
 			lt.custom(s, &op, nin, nout)
@@ -139,6 +147,13 @@ func (lt *lifetimer) mark(s int) error {
 				return err
 			}
 		}
+		// The operator's scratch buffers live from start to here, over
+		// every visit (MarkAllocationLifetimes, the scratch loop).
+		sc := &lt.d.m.opScopes[s][i]
+		if sc[0] < 0 {
+			sc[0] = start
+		}
+		sc[1] = lt.scope
 	}
 	for i := range sg.OutputsLength() {
 		k := int(sg.Outputs(i))

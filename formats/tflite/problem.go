@@ -34,14 +34,26 @@ func readProblem(r io.Reader, name string) (*model.Problem, error) {
 const Alignment = 16
 
 // Arena is the memory problem of a model's arena: one buffer per tensor
-// that TFLite Micro's planner places (Tensor.Planned), in tensor order, with
-// its size rounded up to Alignment and its lifetime [First+1, Last+2) — so
-// that two buffers are live together exactly when TFLite Micro's inclusive
-// scopes intersect. Constants (weights) and variable tensors are not in it.
+// that TFLite Micro's planner places (Tensor.Planned), in tensor order, then
+// one per kernel scratch request (Scratch, in request order: TFLite Micro's
+// AddBuffer order), each with its size rounded up to Alignment and its
+// lifetime [First+1, Last+2) — so that two buffers are live together
+// exactly when TFLite Micro's inclusive scopes intersect. Constants
+// (weights) and variable tensors are not in it.
 type Arena struct {
 	Problem *model.Problem
 	// Tensors[i] is the global tensor index of Problem.Buffers[i].
 	Tensors []int
+	// Scratch[k] is Problem.Buffers[len(Tensors)+k]: scratch buffers the
+	// runtime places online, around the offline-planned tensors.
+	Scratch []ScratchRequest
+	// Kernels names where Scratch comes from: ReferenceKernels, "recorded
+	// in FILE", or "" when scratch is left out (ArenaOptions.NoScratch).
+	Kernels string
+	// ScratchSkipped names the operators whose reference kernel would
+	// refuse the model, so that no scratch is counted for them
+	// (Model.ReferenceScratch).
+	ScratchSkipped []string
 	// VariableBytes sums the variable tensors, which TFLite Micro allocates
 	// in its persistent section outside the plan.
 	VariableBytes int64
@@ -64,9 +76,21 @@ type ArenaOptions struct {
 	// each other. Builtin operators never run in place, so nesting among
 	// their tensors stays an overlap (verify reports it).
 	IgnoreOfflineAliases bool
+	// NoScratch leaves the kernels' scratch buffers out: the tensors alone,
+	// an arena smaller than the device's wherever a kernel asks for scratch.
+	NoScratch bool
+	// Recorded, when not nil, is the scratch list of the target's kernel
+	// library (ReadBufferList), planned instead of the reference kernels'
+	// requests; RecordedFrom names its file.
+	Recorded     []ScratchRequest
+	RecordedFrom string
+	// PointerBytes is the target's pointer width for the reference kernels'
+	// requests (0: 8, the 64-bit host of tflm_run).
+	PointerBytes int64
 }
 
-// Arena builds the arena problem with the default options.
+// Arena builds the arena problem with the default options: tensors and
+// the reference kernels' scratch buffers.
 func (m *Model) Arena() (*Arena, error) { return m.ArenaWith(ArenaOptions{}) }
 
 // ArenaWith builds the arena problem. Buffer ids are the tensor names,
@@ -114,6 +138,9 @@ func (m *Model) ArenaWith(opt ArenaOptions) (*Arena, error) {
 			Kind:  kinds[i],
 		}
 	}
+	if err := a.addScratch(m, opt); err != nil {
+		return nil, err
+	}
 	if err := a.Problem.Validate(); err != nil {
 		return nil, err
 	}
@@ -121,6 +148,48 @@ func (m *Model) ArenaWith(opt ArenaOptions) (*Arena, error) {
 		a.offlineAliases(m)
 	}
 	return a, nil
+}
+
+// addScratch appends the scratch buffers opt asks for.
+func (a *Arena) addScratch(m *Model, opt ArenaOptions) error {
+	switch {
+	case opt.NoScratch:
+		return nil
+	case opt.Recorded != nil:
+		a.Scratch, a.Kernels = opt.Recorded, "recorded in "+opt.RecordedFrom
+	default:
+		ptr := opt.PointerBytes
+		if ptr <= 0 {
+			ptr = 8
+		}
+		reqs, skipped, err := m.ReferenceScratch(ptr)
+		if err != nil {
+			return err
+		}
+		a.Scratch, a.Kernels, a.ScratchSkipped = reqs, ReferenceKernels, skipped
+	}
+	used := map[string]bool{}
+	for _, b := range a.Problem.Buffers {
+		used[b.ID] = true
+	}
+	for k, r := range a.Scratch {
+		// tflm_run's --dump-buffers calls request K "sK"; the operator's
+		// name follows, and a tensor of the same name moves it aside.
+		id := "s" + strconv.Itoa(k) + "/" + r.Op
+		for used[id] {
+			id += "#scratch"
+		}
+		used[id] = true
+		a.Problem.Buffers = append(a.Problem.Buffers, model.Buffer{
+			ID:    id,
+			Start: int64(r.First) + 1,
+			End:   int64(r.Last) + 2,
+			Size:  alignUp(r.Bytes),
+			Align: Alignment,
+			Kind:  model.Scratch,
+		})
+	}
+	return nil
 }
 
 func (m *Model) baseID(t *Tensor) string {
@@ -133,7 +202,9 @@ func (m *Model) baseID(t *Tensor) string {
 func alignUp(v int64) int64 { return (v + Alignment - 1) / Alignment * Alignment }
 
 // OfflinePlan turns a plan of the arena problem into TFLite Micro's offline
-// plan: each planned tensor at its offset, every other tensor Online. It
+// plan: each planned tensor at its offset, every other tensor Online, and
+// so is every zero-byte tensor (the runtime never allocates one); scratch
+// buffers have no slot (the runtime places them online). It
 // fails when an offset does not fit in an int32 (TFLite Micro's format).
 func (a *Arena) OfflinePlan(m *Model, pl *model.Plan) (*OfflinePlan, error) {
 	op := &OfflinePlan{Version: 0, Subgraphs: int32(len(m.Subgraphs)), Offsets: make([]int32, len(m.Tensors))}
@@ -141,6 +212,9 @@ func (a *Arena) OfflinePlan(m *Model, pl *model.Plan) (*OfflinePlan, error) {
 		op.Offsets[i] = Online
 	}
 	for j, i := range a.Tensors {
+		if a.Problem.Buffers[j].Size == 0 {
+			continue // TFLite Micro never allocates a zero-byte tensor: Online
+		}
 		o := pl.Placements[j].Offset
 		if o < 0 || o > 1<<31-1 || o+pl.Placements[j].Size > 1<<31-1 {
 			return nil, fmt.Errorf("tensor %d (%q) at offset %d: TFLite Micro's offline plan holds int32 offsets", i, m.Tensors[i].Name, o)

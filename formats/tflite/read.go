@@ -45,6 +45,10 @@ type Model struct {
 	data      []byte
 	root      *schema.Model
 	customOps [][]int // the operands of each CUSTOM operator
+	// opScopes[s][i] is operator i of subgraph s's first and last
+	// allocation scope (TFLite Micro's scratch buffer lifetime), -1 when
+	// the walk never reaches it.
+	opScopes [][][2]int
 }
 
 // Subgraph is one subgraph of a model.

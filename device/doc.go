@@ -1,0 +1,20 @@
+// Package device plans the arena a runtime really uses when the runtime
+// adds buffers of its own around an offline plan.
+//
+// TFLite Micro takes the tensors' offsets from a model's offline plan and
+// places the kernels' scratch buffers itself, online, with its greedy
+// planner around the fixed tensors. The arena the device needs is the head
+// after that placement, not the peak of a plan of tensors and scratch
+// together. SolveTFLM plans the tensors and scratch together (package
+// solve), then replays TFLite Micro's greedy placement of the scratch
+// around several candidate tensor layouts — the joint plan, its mirror
+// image, and TFLite Micro's own plan — and keeps the one with the smallest
+// head: the plan it returns has every buffer where the device puts it, its
+// peak is the device's head, and its lower bound is the joint problem's
+// (no placement of tensors and scratch beats it). When TFLite Micro's own
+// planner gives a smaller head than every optalloc layout, its tensor
+// offsets are kept and Outcome.Fallback says so.
+//
+// Simulate is the replay alone: offline buffers at a plan's offsets,
+// online ones by heuristics.TFLMGreedy.
+package device

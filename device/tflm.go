@@ -1,0 +1,159 @@
+package device
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/optalloc/optalloc/heuristics"
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/solve"
+	"github.com/optalloc/optalloc/verify"
+)
+
+// Simulate returns the plan the device makes of p: every buffer that is not
+// online keeps its offset in plan (TFLite Micro's offline plan) and the
+// online buffers are placed by TFLite Micro's greedy planner around them,
+// as the runtime does (heuristics.TFLMGreedy with the offline buffers
+// pinned). Members of alias groups are placed with their group.
+func Simulate(ctx context.Context, p *model.Problem, online []bool, plan *model.Plan) (*model.Plan, error) {
+	if len(online) != len(p.Buffers) || len(plan.Placements) != len(p.Buffers) {
+		return nil, fmt.Errorf("device: %d online flags and %d placements for %d buffers", len(online), len(plan.Placements), len(p.Buffers))
+	}
+	q := *p
+	q.Buffers = make([]model.Buffer, len(p.Buffers))
+	copy(q.Buffers, p.Buffers)
+	for i := range q.Buffers {
+		b := &q.Buffers[i]
+		if !online[i] && b.Alias == nil {
+			o := plan.Placements[i].Offset
+			b.Pin = &o
+		}
+	}
+	greedy, ok := heuristics.ByName("tflm-greedy")
+	if !ok {
+		return nil, fmt.Errorf("device: no tflm-greedy planner")
+	}
+	d, err := greedy.Plan(ctx, &q)
+	if err != nil {
+		return nil, err
+	}
+	for i := range p.Buffers {
+		if !online[i] && d.Placements[i].Offset != plan.Placements[i].Offset {
+			return nil, fmt.Errorf("device: offline buffer %q moved from %d to %d (a bug)", p.Buffers[i].ID, plan.Placements[i].Offset, d.Placements[i].Offset)
+		}
+	}
+	return d, nil
+}
+
+// Outcome says how the device's plan was chosen.
+type Outcome struct {
+	// Head is the device's arena head with the plan returned: the offline
+	// buffers at their offsets, the online ones where the runtime puts
+	// them.
+	Head int64
+	// JointPeak is the peak of the solver's plan of every buffer together
+	// (the online ones where optalloc would put them).
+	JointPeak int64
+	// TFLMHead is the head TFLite Micro's own planner makes of the same
+	// buffer list (no offline plan).
+	TFLMHead int64
+	// Candidate names the layout kept: "joint", "mirror" or "tflm-greedy".
+	Candidate string
+	// Fallback is true when TFLite Micro's own plan is kept because every
+	// optalloc layout gave a larger head.
+	Fallback bool
+	// Online counts the buffers the runtime places.
+	Online int
+}
+
+// SolveTFLM plans p for TFLite Micro, online[i] marking the buffers the
+// runtime places itself (kernel scratch): see the package comment. The
+// result's plan is the device's, its Peak the device's head, its
+// LowerBound the joint problem's, and its Status optimal only when the head
+// meets that bound. Without online buffers it is solve.Solve.
+func SolveTFLM(ctx context.Context, p *model.Problem, online []bool, opt solve.Options) (*solve.Result, *Outcome, error) {
+	if len(online) != len(p.Buffers) {
+		return nil, nil, fmt.Errorf("device: %d online flags for %d buffers", len(online), len(p.Buffers))
+	}
+	res, err := solve.Solve(ctx, p, opt)
+	if err != nil || res.Plan == nil {
+		return res, nil, err
+	}
+	out := &Outcome{JointPeak: res.Peak}
+	for i, on := range online {
+		if on && p.Buffers[i].Size > 0 {
+			out.Online++
+		}
+	}
+	// The candidates: the joint plan, its mirror image (the same peak; the
+	// greedy may fit the online buffers better around it), TFLite Micro's
+	// own plan. The first with the smallest head wins.
+	greedy, _ := heuristics.ByName("tflm-greedy")
+	own, err := greedy.Plan(context.WithoutCancel(ctx), p)
+	if err != nil {
+		return nil, nil, err
+	}
+	type cand struct {
+		name string
+		plan *model.Plan
+	}
+	cands := []cand{{"joint", res.Plan}}
+	if out.Online > 0 {
+		if m := mirror(p, res.Plan); m != nil {
+			cands = append(cands, cand{"mirror", m})
+		}
+	}
+	cands = append(cands, cand{"tflm-greedy", own})
+	var best *model.Plan
+	for _, c := range cands {
+		d, err := Simulate(context.WithoutCancel(ctx), p, online, c.plan)
+		if err != nil {
+			return nil, nil, err
+		}
+		if vs := verify.Check(p, d); len(vs) > 0 {
+			if c.name == "mirror" {
+				continue // a mirror image can break alignment or pins
+			}
+			return nil, nil, fmt.Errorf("internal error: the device's plan from the %s layout is rejected by the verifier: %v; please report it", c.name, vs[0])
+		}
+		h := d.Peak(p)
+		if c.name == "tflm-greedy" {
+			out.TFLMHead = h
+		}
+		if best == nil || h < out.Head {
+			best, out.Head, out.Candidate = d, h, c.name
+		}
+	}
+	out.Fallback = out.Candidate == "tflm-greedy"
+	r := *res
+	r.Plan, r.Peak = best, out.Head
+	switch {
+	case r.Peak <= r.LowerBound:
+		r.Status = solve.Optimal
+	case opt.Capacity > 0 && r.Peak > opt.Capacity:
+		r.Status = solve.Unknown
+		r.Reason = fmt.Sprintf("the tensors and scratch fit %d together, but TFLite Micro's online placement of the scratch needs %d", opt.Capacity, r.Peak)
+	default:
+		r.Status = solve.Feasible
+	}
+	if out.Fallback {
+		r.Method = "tflm-greedy"
+	}
+	return &r, out, nil
+}
+
+// mirror returns plan upside down (offset' = peak - offset - size), nil
+// when a buffer is pinned or aliased (its offset cannot move).
+func mirror(p *model.Problem, plan *model.Plan) *model.Plan {
+	peak := plan.Peak(p)
+	m := &model.Plan{Placements: make([]model.Placement, len(plan.Placements))}
+	for i, pl := range plan.Placements {
+		b := &p.Buffers[i]
+		if b.Pin != nil || b.Alias != nil || len(p.PoolList()) > 1 {
+			return nil
+		}
+		pl.Offset = peak - pl.Offset - pl.Size
+		m.Placements[i] = pl
+	}
+	return m
+}

@@ -1,0 +1,145 @@
+package tflite
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/optalloc/optalloc/model"
+)
+
+// ReadBufferList reads the scratch requests of a target's kernel library
+// from a buffer list recorded on that target, in the CSV form
+// `tflm_run --dump-buffers` writes: a header `id,lower,upper,size`, then
+// one row per buffer TFLite Micro's planner got — tensors `tSG_IDX` first,
+// then scratch requests `sK` in request order — with TFLite Micro's
+// inclusive lifetimes [first, last] written as lower = first+1,
+// upper = last+2 and sizes rounded up to 16. The tensor rows are checked
+// against the model (a list recorded from another model is an error naming
+// the first row that differs); the scratch rows are returned.
+func ReadBufferList(path string, m *Model) ([]ScratchRequest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &model.InputError{File: path, Msg: "cannot open: " + unwrapPath(err)}
+	}
+	defer f.Close()
+	return DecodeBufferList(f, path, m)
+}
+
+// DecodeBufferList is ReadBufferList on a reader.
+func DecodeBufferList(r io.Reader, name string, m *Model) ([]ScratchRequest, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	fail := func(line int, format string, args ...any) error {
+		return &model.InputError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
+	}
+	col := map[string]int{}
+	var out []ScratchRequest
+	tensors := 0
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, fail(pe.Line, "%v", pe.Err)
+			}
+			return nil, fail(0, "cannot read: %v", err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(col) == 0 {
+			for i, h := range rec {
+				col[strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))] = i
+			}
+			for _, h := range []string{"id", "lower", "upper", "size"} {
+				if _, ok := col[h]; !ok {
+					return nil, fail(line, "header has no %q column (want id,lower,upper,size as tflm_run --dump-buffers writes)", h)
+				}
+			}
+			continue
+		}
+		field := func(h string) string {
+			if i := col[h]; i < len(rec) {
+				return strings.TrimSpace(rec[i])
+			}
+			return ""
+		}
+		var v [3]int64
+		for k, h := range []string{"lower", "upper", "size"} {
+			if v[k], err = strconv.ParseInt(field(h), 10, 64); err != nil || v[k] < 0 && h == "size" {
+				return nil, fail(line, "%s %q is not a non-negative integer", h, field(h))
+			}
+		}
+		lower, upper, size := v[0], v[1], v[2]
+		if upper < lower || lower < 0 || upper > int64(m.Ops)+2 {
+			return nil, fail(line, "lifetime [%d, %d) does not fit the model's %d operator scopes", lower, upper, m.Ops)
+		}
+		id := field("id")
+		switch {
+		case strings.HasPrefix(id, "t"):
+			if len(out) > 0 {
+				return nil, fail(line, "tensor row %s after scratch rows: tensors come first", id)
+			}
+			if err := m.checkTensorRow(id, lower, upper, size); err != nil {
+				return nil, fail(line, "%v: the list was recorded from another model", err)
+			}
+			tensors++
+		case strings.HasPrefix(id, "s"):
+			k, err := strconv.Atoi(id[1:])
+			if err != nil || k != len(out) {
+				return nil, fail(line, "scratch row %q: want s%d (scratch rows in request order)", id, len(out))
+			}
+			out = append(out, ScratchRequest{Bytes: size, Node: -1, Subgraph: -1, Op: "recorded", First: int(lower) - 1, Last: int(upper) - 2})
+		default:
+			return nil, fail(line, "id %q is neither a tensor (tSG_IDX) nor a scratch buffer (sK)", id)
+		}
+	}
+	if len(col) == 0 {
+		return nil, fail(0, "empty: want the header id,lower,upper,size and a row per buffer")
+	}
+	if want := m.plannedTensors(); tensors != want {
+		return nil, fail(0, "%d tensor rows, the model has %d tensors TFLite Micro plans: the list was recorded from another model", tensors, want)
+	}
+	if out == nil {
+		out = []ScratchRequest{}
+	}
+	return out, nil
+}
+
+// checkTensorRow checks a recorded tensor row tSG_IDX against the model.
+func (m *Model) checkTensorRow(id string, lower, upper, size int64) error {
+	sg, idx, ok := strings.Cut(id[1:], "_")
+	s, err1 := strconv.Atoi(sg)
+	k, err2 := strconv.Atoi(idx)
+	if !ok || err1 != nil || err2 != nil || s < 0 || s >= len(m.Subgraphs) || k < 0 || k >= m.Subgraphs[s].Count {
+		return fmt.Errorf("tensor %q is not tSUBGRAPH_INDEX of this model", id)
+	}
+	t := &m.Tensors[m.Subgraphs[s].First+k]
+	if !t.Planned() || t.Bytes == 0 {
+		return fmt.Errorf("tensor %s (%q) is not one TFLite Micro plans here", id, t.Name)
+	}
+	if lower != int64(t.First)+1 || upper != int64(t.Last)+2 || size != alignUp(t.Bytes) {
+		return fmt.Errorf("tensor %s (%q) is [%d, %d) of %d bytes here, [%d, %d) of %d in the list", id, t.Name,
+			t.First+1, t.Last+2, alignUp(t.Bytes), lower, upper, size)
+	}
+	return nil
+}
+
+// plannedTensors counts the tensors TFLite Micro's planner gets: planned
+// ones of a non-zero size.
+func (m *Model) plannedTensors() int {
+	n := 0
+	for i := range m.Tensors {
+		if t := &m.Tensors[i]; t.Planned() && t.Bytes != 0 {
+			n++
+		}
+	}
+	return n
+}
