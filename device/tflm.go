@@ -93,35 +93,45 @@ func SolveTFLM(ctx context.Context, p *model.Problem, online []bool, opt solve.O
 	if err != nil {
 		return nil, nil, err
 	}
-	type cand struct {
-		name string
-		plan *model.Plan
-	}
-	cands := []cand{{"joint", res.Plan}}
+	cands := []Candidate{{"joint", res.Plan}}
 	if out.Online > 0 {
 		if m := mirror(p, res.Plan); m != nil {
-			cands = append(cands, cand{"mirror", m})
+			cands = append(cands, Candidate{"mirror", m})
 		}
 	}
-	cands = append(cands, cand{"tflm-greedy", own})
+	cands = append(cands, Candidate{"tflm-greedy", own})
+	r, err := choose(ctx, p, online, res, cands, opt.Capacity, out)
+	return r, out, err
+}
+
+// Candidate is a layout of the offline buffers to replay.
+type Candidate struct {
+	Name string
+	Plan *model.Plan
+}
+
+// choose replays the online placement around each candidate and returns
+// res with the device's plan of the first candidate of the smallest head;
+// "tflm-greedy" is TFLite Micro's own plan (the fallback).
+func choose(ctx context.Context, p *model.Problem, online []bool, res *solve.Result, cands []Candidate, capacity int64, out *Outcome) (*solve.Result, error) {
 	var best *model.Plan
 	for _, c := range cands {
-		d, err := Simulate(context.WithoutCancel(ctx), p, online, c.plan)
+		d, err := Simulate(context.WithoutCancel(ctx), p, online, c.Plan)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if vs := verify.Check(p, d); len(vs) > 0 {
-			if c.name == "mirror" {
-				continue // a mirror image can break alignment or pins
+			if c.Name == "mirror" {
+				continue // a mirror image can break alignment
 			}
-			return nil, nil, fmt.Errorf("internal error: the device's plan from the %s layout is rejected by the verifier: %v; please report it", c.name, vs[0])
+			return nil, fmt.Errorf("internal error: the device's plan from the %s layout is rejected by the verifier: %v; please report it", c.Name, vs[0])
 		}
 		h := d.Peak(p)
-		if c.name == "tflm-greedy" {
+		if c.Name == "tflm-greedy" {
 			out.TFLMHead = h
 		}
 		if best == nil || h < out.Head {
-			best, out.Head, out.Candidate = d, h, c.name
+			best, out.Head, out.Candidate = d, h, c.Name
 		}
 	}
 	out.Fallback = out.Candidate == "tflm-greedy"
@@ -130,16 +140,16 @@ func SolveTFLM(ctx context.Context, p *model.Problem, online []bool, opt solve.O
 	switch {
 	case r.Peak <= r.LowerBound:
 		r.Status = solve.Optimal
-	case opt.Capacity > 0 && r.Peak > opt.Capacity:
+	case capacity > 0 && r.Peak > capacity:
 		r.Status = solve.Unknown
-		r.Reason = fmt.Sprintf("the tensors and scratch fit %d together, but TFLite Micro's online placement of the scratch needs %d", opt.Capacity, r.Peak)
+		r.Reason = fmt.Sprintf("the tensors and scratch fit %d together, but TFLite Micro's online placement of the scratch needs %d", capacity, r.Peak)
 	default:
 		r.Status = solve.Feasible
 	}
 	if out.Fallback {
 		r.Method = "tflm-greedy"
 	}
-	return &r, out, nil
+	return &r, nil
 }
 
 // mirror returns plan upside down (offset' = peak - offset - size), nil

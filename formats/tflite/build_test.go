@@ -20,6 +20,9 @@ type ospec struct {
 	code    schema.BuiltinOperator
 	in, out []int32
 	callees []int32 // IF: then, else; WHILE: cond, body; CALL_ONCE: init
+	options *schema.BuiltinOptionsT
+	custom  string // a CUSTOM operator's code
+	flex    []byte // its custom options
 }
 
 type gspec struct {
@@ -32,7 +35,11 @@ type gspec struct {
 // buffer of their byte size.
 func buildModel(subgraphs ...gspec) []byte {
 	m := &schema.ModelT{Version: 3, Buffers: []*schema.BufferT{{}}}
-	codes := map[schema.BuiltinOperator]uint32{}
+	type opcode struct {
+		code   schema.BuiltinOperator
+		custom string
+	}
+	codes := map[opcode]uint32{}
 	for _, g := range subgraphs {
 		sg := &schema.SubGraphT{Inputs: g.in, Outputs: g.out}
 		for _, t := range g.tensors {
@@ -48,14 +55,14 @@ func buildModel(subgraphs ...gspec) []byte {
 			sg.Tensors = append(sg.Tensors, tt)
 		}
 		for _, o := range g.ops {
-			idx, ok := codes[o.code]
+			idx, ok := codes[opcode{o.code, o.custom}]
 			if !ok {
 				idx = uint32(len(m.OperatorCodes))
-				codes[o.code] = idx
+				codes[opcode{o.code, o.custom}] = idx
 				dep := int8(min(int(o.code), 127))
-				m.OperatorCodes = append(m.OperatorCodes, &schema.OperatorCodeT{BuiltinCode: o.code, DeprecatedBuiltinCode: dep, Version: 1})
+				m.OperatorCodes = append(m.OperatorCodes, &schema.OperatorCodeT{BuiltinCode: o.code, DeprecatedBuiltinCode: dep, Version: 1, CustomCode: o.custom})
 			}
-			op := &schema.OperatorT{OpcodeIndex: idx, Inputs: o.in, Outputs: o.out}
+			op := &schema.OperatorT{OpcodeIndex: idx, Inputs: o.in, Outputs: o.out, BuiltinOptions: o.options, CustomOptions: o.flex}
 			switch o.code {
 			case schema.BuiltinOperatorIF:
 				op.BuiltinOptions = &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsIfOptions,

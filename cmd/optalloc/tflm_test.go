@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/optalloc/optalloc/formats/tflite"
+)
+
+// tflmRun is TFLite Micro's real runtime on the host (reference kernels):
+// the ground truth for the arena a device uses.
+const tflmRun = "../../../shared/tflm/tflm_run"
+
+// tflmReport is what tflm_run says of one run.
+type tflmReport struct {
+	ok         bool
+	head       int64
+	mismatched int    // offline offsets not honoured (-1: the model carries no plan)
+	outputs    string // the output checksums, in order
+	text       string
+}
+
+func runTFLM(t *testing.T, model string, args ...string) tflmReport {
+	t.Helper()
+	out, _ := exec.Command(tflmRun, append([]string{model}, args...)...).Output()
+	r := tflmReport{head: -1, mismatched: -1, text: string(out)}
+	var outputs []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 {
+			continue
+		}
+		switch f[0] {
+		case "result":
+			r.ok = f[1] == "ok"
+		case "arena_head":
+			r.head, _ = strconv.ParseInt(f[1], 10, 64)
+		case "offline_plan_check":
+			for i := 1; i+1 < len(f); i++ {
+				if f[i] == "mismatched" {
+					r.mismatched, _ = strconv.Atoi(f[i+1])
+				}
+			}
+		case "output":
+			outputs = append(outputs, f[len(f)-1])
+		}
+	}
+	r.outputs = strings.Join(outputs, " ")
+	return r
+}
+
+// runnableTFLite lists the shared and example models TFLite Micro's
+// reference kernels run, skipping without tflm_run.
+func runnableTFLite(t *testing.T) []string {
+	t.Helper()
+	if _, err := os.Stat(tflmRun); err != nil {
+		t.Skipf("%s is absent (it sits beside the repository in CI): the TFLite Micro runtime checks are skipped", tflmRun)
+	}
+	shared, _ := filepath.Glob(filepath.Join(sharedTFLite, "*.tflite"))
+	examples, _ := filepath.Glob("../../examples/*.tflite")
+	var out []string
+	for _, f := range append(shared, examples...) {
+		if exec.Command(tflmRun, f, "--no-tensors").Run() == nil {
+			out = append(out, f)
+		}
+	}
+	require.NotEmpty(t, out, "no model runs under tflm_run")
+	return out
+}
+
+var peakRe = regexp.MustCompile(`peak=(\d+) `)
+
+func statedPeak(t *testing.T, stderr string) int64 {
+	t.Helper()
+	m := peakRe.FindStringSubmatch(stderr)
+	require.NotNil(t, m, stderr)
+	v, err := strconv.ParseInt(m[1], 10, 64)
+	require.NoError(t, err)
+	return v
+}
+
+// TestPlannedModelsOnTheRealRuntime plans every runnable model with the
+// default flags, writes it, and runs the original and the planned model
+// through TFLite Micro: the outputs are identical, every offline offset is
+// honoured, the device's head is no larger than with TFLite Micro's own
+// planner, and it is exactly the peak optalloc states.
+func TestPlannedModelsOnTheRealRuntime(t *testing.T) {
+	for _, in := range runnableTFLite(t) {
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			orig := runTFLM(t, in)
+			require.True(t, orig.ok, orig.text)
+			out := filepath.Join(t.TempDir(), "planned.tflite")
+			code, _, stderr := cli(t, "", "plan", in, "-o", out, "--time-limit", "5s")
+			require.Equal(t, 0, code, stderr)
+			planned := runTFLM(t, out)
+			require.True(t, planned.ok, planned.text)
+			assert.Equal(t, orig.outputs, planned.outputs, "outputs differ")
+			assert.Equal(t, 0, planned.mismatched, "offline offsets not honoured")
+			assert.LessOrEqual(t, planned.head, orig.head, "the plan makes the device's arena larger than TFLite Micro's own")
+			assert.Equal(t, planned.head, statedPeak(t, stderr), "stated peak is not the device's head")
+
+			// The buffer list tflm_run records, given back as the target's
+			// scratch (--scratch), plans the same arena.
+			list := filepath.Join(t.TempDir(), "buffers.csv")
+			require.True(t, runTFLM(t, in, "--dump-buffers", list).ok)
+			code, _, stderr2 := cli(t, "", "plan", in, "--scratch", list, "--time-limit", "5s")
+			require.Equal(t, 0, code, stderr2)
+			assert.Equal(t, planned.head, statedPeak(t, stderr2))
+		})
+	}
+}
+
+// TestNoScratchSaysSo: with --no-scratch the tensors are planned alone, the
+// summary says scratch is not included, and on a model whose kernels ask
+// for scratch the device's head then exceeds the peak stated.
+func TestNoScratchSaysSo(t *testing.T) {
+	in := needTFLite(t, "keyword_scrambled_8bit.tflite")
+	code, _, stderr := cli(t, "", "plan", in, "--no-scratch", "--time-limit", "5s")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, " scratch=none")
+	assert.Contains(t, stderr, "scratch buffers not included")
+	tensorsOnly := statedPeak(t, stderr)
+	code, _, stderr = cli(t, "", "plan", in, "--time-limit", "5s")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, " scratch=14")
+	assert.Greater(t, statedPeak(t, stderr), tensorsOnly)
+}
+
+func TestScratchFlagErrors(t *testing.T) {
+	in := needTFLite(t, "trained_lstm_int8.tflite")
+	dir := t.TempDir()
+	list := filepath.Join(dir, "list.csv")
+	require.NoError(t, os.WriteFile(list, []byte("id,lower,upper,size\nt0_0,1,3,800\n"), 0o644))
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"both", []string{"plan", in, "--no-scratch", "--scratch", list}, "contradict"},
+		{"not a model", []string{"plan", "../../examples/tiny-cnn.csv", "--no-scratch"}, "--no-scratch applies to .tflite models"},
+		{"another model's list", []string{"plan", in, "--scratch", list}, list + ":2: tensor t0_0"},
+		{"missing list", []string{"plan", in, "--scratch", filepath.Join(dir, "none.csv")}, "cannot open"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, tc.name+".csv")
+			code, _, stderr := cli(t, "", append(tc.args, "-o", out)...)
+			assert.Equal(t, 2, code, stderr)
+			assert.Contains(t, stderr, tc.want)
+			assert.NoFileExists(t, out)
+		})
+	}
+}
+
+// TestVerifyRejectsCorruptedCarriedPlans: TFLite Micro checks nothing in an
+// offline plan, so verify must catch each way a carried plan can be wrong.
+func TestVerifyRejectsCorruptedCarriedPlans(t *testing.T) {
+	in := needTFLite(t, "person_detect.tflite")
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.tflite")
+	code, _, stderr := cli(t, "", "plan", in, "-o", good, "--time-limit", "5s")
+	require.Equal(t, 0, code, stderr)
+	data, err := os.ReadFile(good)
+	require.NoError(t, err)
+	m, err := tflite.Decode(data, good)
+	require.NoError(t, err)
+	require.NotNil(t, m.Offline)
+	enc := m.Offline.Encode()
+	at := bytes.Index(data, enc)
+	require.GreaterOrEqual(t, at, 0)
+	require.Equal(t, -1, bytes.Index(data[at+1:], enc), "the plan's bytes are not unique in the file")
+	// Two tensors live together: the model's input and the first
+	// operator's output.
+	first, second := m.Inputs[0], -1
+	for i := range m.Tensors {
+		tt := &m.Tensors[i]
+		if i != first && tt.Planned() && tt.Bytes > 0 && tt.First <= m.Tensors[first].Last && m.Tensors[first].First <= tt.Last {
+			second = i
+			break
+		}
+	}
+	require.GreaterOrEqual(t, second, 0)
+	word := func(k int) int { return at + 4*k }
+	put := func(b []byte, k int, v int32) { binary.LittleEndian.PutUint32(b[word(k):], uint32(v)) }
+	tests := []struct {
+		name  string
+		patch func(b []byte)
+		code  int
+		want  string
+	}{
+		{"overlap", func(b []byte) { put(b, 3+second, m.Offline.Offsets[first]) }, 1, "overlap"},
+		{"misaligned", func(b []byte) { put(b, 3+first, m.Offline.Offsets[first]+8) }, 1, "align"},
+		{"negative", func(b []byte) { put(b, 3+first, -16) }, 2, "has offset -16"},
+		{"wrong count", func(b []byte) { put(b, 2, int32(len(m.Tensors)-1)) }, 2, "says"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := bytes.Clone(data)
+			tc.patch(b)
+			bad := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".tflite")
+			require.NoError(t, os.WriteFile(bad, b, 0o644))
+			code, stdout, stderr := cli(t, "", "verify", bad)
+			assert.Equal(t, tc.code, code, stdout+stderr)
+			assert.Contains(t, stdout+stderr, tc.want)
+		})
+	}
+}
