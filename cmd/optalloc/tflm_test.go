@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"os"
@@ -16,48 +15,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optalloc/optalloc/formats/tflite"
+	"github.com/optalloc/optalloc/internal/tflmrun"
 )
 
 // tflmRun is TFLite Micro's real runtime on the host (reference kernels):
 // the ground truth for the arena a device uses.
 const tflmRun = "../../../shared/tflm/tflm_run"
 
-// tflmReport is what tflm_run says of one run.
-type tflmReport struct {
-	ok         bool
-	head       int64
-	mismatched int    // offline offsets not honoured (-1: the model carries no plan)
-	outputs    string // the output checksums, in order
-	text       string
-}
-
-func runTFLM(t *testing.T, model string, args ...string) tflmReport {
+func runTFLM(t *testing.T, model string, args ...string) tflmrun.Report {
 	t.Helper()
-	out, _ := exec.Command(tflmRun, append([]string{model}, args...)...).Output()
-	r := tflmReport{head: -1, mismatched: -1, text: string(out)}
-	var outputs []string
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 2 {
-			continue
-		}
-		switch f[0] {
-		case "result":
-			r.ok = f[1] == "ok"
-		case "arena_head":
-			r.head, _ = strconv.ParseInt(f[1], 10, 64)
-		case "offline_plan_check":
-			for i := 1; i+1 < len(f); i++ {
-				if f[i] == "mismatched" {
-					r.mismatched, _ = strconv.Atoi(f[i+1])
-				}
-			}
-		case "output":
-			outputs = append(outputs, f[len(f)-1])
-		}
-	}
-	r.outputs = strings.Join(outputs, " ")
+	r, err := tflmrun.Run(tflmRun, model, args...)
+	require.NoError(t, err)
 	return r
 }
 
@@ -100,24 +68,24 @@ func TestPlannedModelsOnTheRealRuntime(t *testing.T) {
 	for _, in := range runnableTFLite(t) {
 		t.Run(filepath.Base(in), func(t *testing.T) {
 			orig := runTFLM(t, in)
-			require.True(t, orig.ok, orig.text)
+			require.True(t, orig.OK, orig.Text)
 			out := filepath.Join(t.TempDir(), "planned.tflite")
 			code, _, stderr := cli(t, "", "plan", in, "-o", out, "--time-limit", "5s")
 			require.Equal(t, 0, code, stderr)
 			planned := runTFLM(t, out)
-			require.True(t, planned.ok, planned.text)
-			assert.Equal(t, orig.outputs, planned.outputs, "outputs differ")
-			assert.Equal(t, 0, planned.mismatched, "offline offsets not honoured")
-			assert.LessOrEqual(t, planned.head, orig.head, "the plan makes the device's arena larger than TFLite Micro's own")
-			assert.Equal(t, planned.head, statedPeak(t, stderr), "stated peak is not the device's head")
+			require.True(t, planned.OK, planned.Text)
+			assert.Equal(t, orig.Outputs, planned.Outputs, "outputs differ")
+			assert.Equal(t, 0, planned.Mismatched, "offline offsets not honoured")
+			assert.LessOrEqual(t, planned.Head, orig.Head, "the plan makes the device's arena larger than TFLite Micro's own")
+			assert.Equal(t, planned.Head, statedPeak(t, stderr), "stated peak is not the device's head")
 
 			// The buffer list tflm_run records, given back as the target's
 			// scratch (--scratch), plans the same arena.
 			list := filepath.Join(t.TempDir(), "buffers.csv")
-			require.True(t, runTFLM(t, in, "--dump-buffers", list).ok)
+			require.True(t, runTFLM(t, in, "--dump-buffers", list).OK)
 			code, _, stderr2 := cli(t, "", "plan", in, "--scratch", list, "--time-limit", "5s")
 			require.Equal(t, 0, code, stderr2)
-			assert.Equal(t, planned.head, statedPeak(t, stderr2))
+			assert.Equal(t, planned.Head, statedPeak(t, stderr2))
 		})
 	}
 }

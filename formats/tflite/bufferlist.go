@@ -15,12 +15,14 @@ import (
 // ReadBufferList reads the scratch requests of a target's kernel library
 // from a buffer list recorded on that target, in the CSV form
 // `tflm_run --dump-buffers` writes: a header `id,lower,upper,size`, then
-// one row per buffer TFLite Micro's planner got — tensors `tSG_IDX` first,
-// then scratch requests `sK` in request order — with TFLite Micro's
-// inclusive lifetimes [first, last] written as lower = first+1,
-// upper = last+2 and sizes rounded up to 16. The tensor rows are checked
-// against the model (a list recorded from another model is an error naming
-// the first row that differs); the scratch rows are returned.
+// one row per buffer TFLite Micro's planner got, in the order it got them
+// — the tensors first (ids `tSG_IDX`), then the scratch requests (ids
+// `sK`) — with TFLite Micro's inclusive lifetimes [first, last] written as
+// lower = first+1, upper = last+2 and sizes rounded up to 16. Other ids
+// (a device's recording, docs/tflite.md) are read by position. The tensor
+// rows are checked against the model (a list recorded from another model is
+// an error naming the first row that differs); the scratch rows are
+// returned.
 func ReadBufferList(path string, m *Model) ([]ScratchRequest, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -40,7 +42,8 @@ func DecodeBufferList(r io.Reader, name string, m *Model) ([]ScratchRequest, err
 	}
 	col := map[string]int{}
 	var out []ScratchRequest
-	tensors := 0
+	planned := m.plannedTensors()
+	row := 0
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -82,30 +85,28 @@ func DecodeBufferList(r io.Reader, name string, m *Model) ([]ScratchRequest, err
 			return nil, fail(line, "lifetime [%d, %d) does not fit the model's %d operator scopes", lower, upper, m.Ops)
 		}
 		id := field("id")
-		switch {
-		case strings.HasPrefix(id, "t"):
-			if len(out) > 0 {
-				return nil, fail(line, "tensor row %s after scratch rows: tensors come first", id)
-			}
-			if err := m.checkTensorRow(id, lower, upper, size); err != nil {
+		if row < len(planned) {
+			// The first rows are the tensors, in global order.
+			if err := m.checkTensorRow(planned[row], id, lower, upper, size); err != nil {
 				return nil, fail(line, "%v: the list was recorded from another model", err)
 			}
-			tensors++
-		case strings.HasPrefix(id, "s"):
-			k, err := strconv.Atoi(id[1:])
-			if err != nil || k != len(out) {
-				return nil, fail(line, "scratch row %q: want s%d (scratch rows in request order)", id, len(out))
+		} else {
+			k := row - len(planned)
+			if strings.HasPrefix(id, "t") {
+				return nil, fail(line, "row %q: the model has %d tensors TFLite Micro plans, this is one more: the list was recorded from another model", id, len(planned))
+			}
+			if strings.HasPrefix(id, "s") && id != "s"+strconv.Itoa(k) {
+				return nil, fail(line, "scratch row %q: want s%d (scratch rows in request order)", id, k)
 			}
 			out = append(out, ScratchRequest{Bytes: size, Node: -1, Subgraph: -1, Op: "recorded", First: int(lower) - 1, Last: int(upper) - 2})
-		default:
-			return nil, fail(line, "id %q is neither a tensor (tSG_IDX) nor a scratch buffer (sK)", id)
 		}
+		row++
 	}
 	if len(col) == 0 {
 		return nil, fail(0, "empty: want the header id,lower,upper,size and a row per buffer")
 	}
-	if want := m.plannedTensors(); tensors != want {
-		return nil, fail(0, "%d tensor rows, the model has %d tensors TFLite Micro plans: the list was recorded from another model", tensors, want)
+	if row < len(planned) {
+		return nil, fail(0, "%d rows, the model has %d tensors TFLite Micro plans: the list was recorded from another model", row, len(planned))
 	}
 	if out == nil {
 		out = []ScratchRequest{}
@@ -113,33 +114,28 @@ func DecodeBufferList(r io.Reader, name string, m *Model) ([]ScratchRequest, err
 	return out, nil
 }
 
-// checkTensorRow checks a recorded tensor row tSG_IDX against the model.
-func (m *Model) checkTensorRow(id string, lower, upper, size int64) error {
-	sg, idx, ok := strings.Cut(id[1:], "_")
-	s, err1 := strconv.Atoi(sg)
-	k, err2 := strconv.Atoi(idx)
-	if !ok || err1 != nil || err2 != nil || s < 0 || s >= len(m.Subgraphs) || k < 0 || k >= m.Subgraphs[s].Count {
-		return fmt.Errorf("tensor %q is not tSUBGRAPH_INDEX of this model", id)
-	}
-	t := &m.Tensors[m.Subgraphs[s].First+k]
-	if !t.Planned() || t.Bytes == 0 {
-		return fmt.Errorf("tensor %s (%q) is not one TFLite Micro plans here", id, t.Name)
+// checkTensorRow checks a recorded tensor row against the model's tensor i
+// (its id, when of the form tSG_IDX, must name that tensor).
+func (m *Model) checkTensorRow(i int, id string, lower, upper, size int64) error {
+	t := &m.Tensors[i]
+	if want := fmt.Sprintf("t%d_%d", t.Subgraph, t.Local); strings.HasPrefix(id, "t") && id != want {
+		return fmt.Errorf("row %q where tensor %s (%q) comes", id, want, t.Name)
 	}
 	if lower != int64(t.First)+1 || upper != int64(t.Last)+2 || size != alignUp(t.Bytes) {
-		return fmt.Errorf("tensor %s (%q) is [%d, %d) of %d bytes here, [%d, %d) of %d in the list", id, t.Name,
+		return fmt.Errorf("tensor t%d_%d (%q) is [%d, %d) of %d bytes here, [%d, %d) of %d in the list", t.Subgraph, t.Local, t.Name,
 			t.First+1, t.Last+2, alignUp(t.Bytes), lower, upper, size)
 	}
 	return nil
 }
 
-// plannedTensors counts the tensors TFLite Micro's planner gets: planned
-// ones of a non-zero size.
-func (m *Model) plannedTensors() int {
-	n := 0
+// plannedTensors lists the tensors TFLite Micro's planner gets, in the
+// order it gets them: planned ones of a non-zero size, in global order.
+func (m *Model) plannedTensors() []int {
+	var out []int
 	for i := range m.Tensors {
 		if t := &m.Tensors[i]; t.Planned() && t.Bytes != 0 {
-			n++
+			out = append(out, i)
 		}
 	}
-	return n
+	return out
 }

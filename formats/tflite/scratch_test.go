@@ -1,6 +1,7 @@
 package tflite
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/optalloc/optalloc/model"
 )
 
 // tflmRun is TFLite Micro's real runtime on the host (../shared/tflm).
@@ -119,12 +122,13 @@ func TestDecodeBufferListErrors(t *testing.T) {
 		{"empty", "", "empty"},
 		{"no size column", "id,lower,upper\n", `no "size" column`},
 		{"a tensor of another model", strings.Replace(good, "t0_0,1,3,784", "t0_0,1,3,800", 1), "recorded from another model"},
-		{"a tensor missing", strings.Replace(good, "t0_26,5,6,16\n", "", 1), "4 tensor rows, the model has 5"},
+		{"a tensor missing", strings.Replace(good, "t0_26,5,6,16\n", "", 1), "4 rows, the model has 5"},
+		{"a tensor of another index", strings.Replace(good, "t0_23,", "t0_22,", 1), `row "t0_22" where tensor t0_23`},
+		{"a tensor too many", good + "t0_27,5,6,16\n", "this is one more"},
 		{"scratch out of order", good + "s1,2,3,48\n", "want s0"},
 		{"negative size", good + "s0,2,3,-48\n", "not a non-negative integer"},
 		{"lifetime past the model", good + "s0,2,99,48\n", "does not fit"},
-		{"unknown id", good + "x0,2,3,48\n", "neither a tensor"},
-		{"tensor after scratch", good + "s0,2,3,48\nt0_0,1,3,784\n", "tensors come first"},
+		{"tensor after scratch", good + "s0,2,3,48\nt0_0,1,3,784\n", "this is one more"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,4 +141,35 @@ func TestDecodeBufferListErrors(t *testing.T) {
 	reqs, err := DecodeBufferList(strings.NewReader(good+"s0,2,3,48\n"), "list.csv", m)
 	require.NoError(t, err)
 	assert.Equal(t, []ScratchRequest{{Bytes: 48, Node: -1, Subgraph: -1, Op: "recorded", First: 1, Last: 1}}, reqs)
+	// A device's recording names rows by position (docs/tflite.md).
+	device := "id,lower,upper,size\nb0,1,3,784\nb1,2,4,560\nb2,3,5,560\nb3,4,6,16\nb4,5,6,16\nb5,2,3,48\n"
+	reqs, err = DecodeBufferList(strings.NewReader(device), "device.csv", m)
+	require.NoError(t, err)
+	assert.Len(t, reqs, 1)
+}
+
+// FuzzDecodeBufferList: any bytes give scratch requests or an InputError.
+func FuzzDecodeBufferList(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join(sharedModels, "trained_lstm_int8.tflite"))
+	if err != nil {
+		f.Skip("the shared models are absent")
+	}
+	m, err := Decode(data, "lstm.tflite")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte("id,lower,upper,size\nt0_0,1,3,784\nt0_23,2,4,560\nt0_24,3,5,560\nt0_25,4,6,16\nt0_26,5,6,16\ns0,2,3,48\n"))
+	f.Add([]byte("id,lower,upper,size\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		reqs, err := DecodeBufferList(bytes.NewReader(b), "list.csv", m)
+		if err != nil {
+			var ie *model.InputError
+			require.ErrorAs(t, err, &ie)
+			return
+		}
+		for _, r := range reqs {
+			require.GreaterOrEqual(t, r.Bytes, int64(0))
+			require.LessOrEqual(t, r.First, r.Last+1)
+		}
+	})
 }

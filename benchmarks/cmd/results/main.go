@@ -32,6 +32,7 @@ import (
 	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/formats/onnx"
 	"github.com/optalloc/optalloc/internal/report"
+	"github.com/optalloc/optalloc/internal/tflmrun"
 )
 
 func main() {
@@ -49,6 +50,7 @@ func main() {
 		dims[name] = v
 		return err
 	})
+	tflm := flag.String("tflm", "../shared/tflm/tflm_run", "with -models: TFLite Micro's host runtime, to report the heads it uses (skipped when absent)")
 	models := flag.String("models", "", "the shared models folder: plan its model files (and the model files given as arguments) with tflite-greedy and auto instead of the benchmark corpus")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -57,7 +59,8 @@ func main() {
 		Revision: report.Revision(), TimeLimit: *limit, Workers: *threads, Note: *note}
 	var err error
 	if *models != "" {
-		err = modelsTable(ctx, *models, flag.Args(), dims, *out, *readme, meta)
+		bin, _ := tflmrun.Find(*tflm)
+		err = modelsTable(ctx, *models, flag.Args(), modelsConfig{dims: dims, limit: *limit, tflm: bin}, *out, *readme, meta)
 	} else {
 		err = run(ctx, *shared, *out, *readme, *methods, *match, meta)
 	}
@@ -116,12 +119,12 @@ func run(ctx context.Context, shared, out, readme, methodList, match string, met
 }
 
 // modelsTable writes the models table (see runModels).
-func modelsTable(ctx context.Context, dir string, extra []string, dims map[string]int64, out, readme string, meta corpus.Meta) error {
+func modelsTable(ctx context.Context, dir string, extra []string, cfg modelsConfig, out, readme string, meta corpus.Meta) error {
 	paths, err := findModels(dir, extra)
 	if err != nil {
 		return err
 	}
-	md, err := runModels(ctx, paths, dims, meta.TimeLimit, meta)
+	md, err := runModels(ctx, paths, cfg, meta)
 	if err != nil {
 		return err
 	}

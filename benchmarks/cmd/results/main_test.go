@@ -11,6 +11,7 @@ import (
 
 	"github.com/optalloc/optalloc/corpus"
 	"github.com/optalloc/optalloc/internal/report"
+	"github.com/optalloc/optalloc/internal/tflmrun"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -73,10 +74,34 @@ func TestModelsTable(t *testing.T) {
 		}
 	}
 	require.Len(t, tfl, 2)
-	md, err := runModels(context.Background(), tfl, nil, 5*time.Second, testMeta(5*time.Second, ""))
+	md, err := runModels(context.Background(), tfl, modelsConfig{limit: 5 * time.Second}, testMeta(5*time.Second, ""))
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "| hello_world_int8.tflite | 10 / 6 / 0 | 4 | 32 | **32** | 32 | 0.00% | optimal |")
 	assert.Contains(t, string(md), "| person_detect_vela.tflite | 6 / 2 / 0 | 4 | 74464 | **74464** | 74464 | 0.00% | optimal |")
+	assert.NotContains(t, string(md), "TFLM head")
 	_, err = findModels(t.TempDir(), nil)
 	assert.ErrorContains(t, err, "no tflite")
+}
+
+// TestModelsTableOnTFLM: with tflm_run the TFLite rows show the heads
+// TFLite Micro reports with its own planner and with optalloc's plan, the
+// latter equal to the arena stated; a model the reference kernels cannot
+// run shows "–".
+func TestModelsTableOnTFLM(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "..", "shared")
+	bin, ok := tflmrun.Find(filepath.Join(dir, "tflm", "tflm_run"))
+	if !ok {
+		t.Skip("tflm_run is absent (it sits beside the repository in CI)")
+	}
+	var paths []string
+	for _, f := range []string{"keyword_scrambled_8bit.tflite", "trained_lstm_int8.tflite", "person_detect_vela.tflite"} {
+		paths = append(paths, filepath.Join(dir, "models", "tflite", f))
+	}
+	md, err := runModels(context.Background(), paths, modelsConfig{limit: 5 * time.Second, tflm: bin}, testMeta(5*time.Second, ""))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "| keyword_scrambled_8bit.tflite | 54 / 31 / 7 | 16 + 14 | 672 | **672** | 672 | 0.00% | optimal |")
+	assert.Contains(t, string(md), " 672 | 672 |\n")
+	assert.Contains(t, string(md), "| trained_lstm_int8.tflite | 27 / 15 / 2 | 10 + 4 | 1536 | **1536** |")
+	assert.Contains(t, string(md), " 1536 | 1536 |\n")
+	assert.Contains(t, string(md), " – | – |\n", "the Vela model has no reference kernel for its NPU operator")
 }

@@ -11,10 +11,13 @@ import (
 	"time"
 
 	"github.com/optalloc/optalloc/corpus"
+	"github.com/optalloc/optalloc/device"
 	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/formats/onnx"
 	"github.com/optalloc/optalloc/formats/tflite"
+	"github.com/optalloc/optalloc/internal/tflmrun"
 	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/solve"
 )
 
 // The markers between which -models -readme puts the models table.
@@ -46,9 +49,10 @@ func findModels(dir string, extra []string) ([]string, error) {
 }
 
 // loadModel reads a model file into its arena problem (an ONNX model with
-// its symbolic dimensions fixed by dims) and describes its tensors for the
-// table: all / constants (weights) / variables.
-func loadModel(path string, dims map[string]int64) (*model.Problem, string, error) {
+// its symbolic dimensions fixed by dims; a TFLite model with the reference
+// kernels' scratch buffers, its model and arena in tfl) and describes its
+// tensors for the table: all / constants (weights) / variables.
+func loadModel(path string, dims map[string]int64, tfl *tfliteModel) (*model.Problem, string, error) {
 	switch {
 	case strings.HasSuffix(path, ".tflite"):
 		m, err := tflite.ReadFile(path)
@@ -59,6 +63,7 @@ func loadModel(path string, dims map[string]int64) (*model.Problem, string, erro
 		if err != nil {
 			return nil, "", err
 		}
+		tfl.model, tfl.arena = m, a
 		var consts, vars int
 		for _, t := range m.Tensors {
 			if t.Constant {
@@ -80,20 +85,49 @@ func loadModel(path string, dims map[string]int64) (*model.Problem, string, erro
 	return p, "–", err
 }
 
+// tfliteModel is a TFLite row's model and arena problem.
+type tfliteModel struct {
+	model *tflite.Model
+	arena *tflite.Arena
+}
+
+// online marks the scratch buffers, which TFLite Micro places itself.
+func (t *tfliteModel) online() []bool {
+	on := make([]bool, len(t.arena.Problem.Buffers))
+	for k := len(t.arena.Tensors); k < len(on); k++ {
+		on[k] = true
+	}
+	return on
+}
+
+// modelsConfig tunes runModels.
+type modelsConfig struct {
+	dims  map[string]int64
+	limit time.Duration
+	// tflm is the path of tflm_run ("" when absent): TFLite rows are run
+	// on TFLite Micro, with its own planner and with optalloc's plan.
+	tflm string
+}
+
 // runModels plans every model with modelMethods and returns the markdown
 // table: per model its tensors, the buffers planned, TFLite Micro's greedy
-// arena, optalloc's, the lower bound, the gap and the status.
-func runModels(ctx context.Context, paths []string, dims map[string]int64, limit time.Duration, meta corpus.Meta) ([]byte, error) {
+// arena, optalloc's, the lower bound, the gap and the status; for a TFLite
+// model optalloc's arena is the device's head (device.SolveTFLM: tensors
+// offline, scratch placed by TFLite Micro), and with tflm_run the heads
+// TFLite Micro reports with its own planner and with optalloc's plan
+// written into the model — which must be the arena stated.
+func runModels(ctx context.Context, paths []string, cfg modelsConfig, meta corpus.Meta) ([]byte, error) {
 	insts := make([]corpus.Instance, len(paths))
 	tensors := make([]string, len(paths))
+	tfls := make([]tfliteModel, len(paths))
 	for i, p := range paths {
-		prob, desc, err := loadModel(p, dims)
+		prob, desc, err := loadModel(p, cfg.dims, &tfls[i])
 		if err != nil {
 			return nil, err
 		}
 		insts[i], tensors[i] = corpus.Instance{Name: p, Problem: prob}, desc
 	}
-	results := corpus.Run(ctx, insts, corpus.Config{Methods: modelMethods, TimeLimit: limit, Workers: 1,
+	results := corpus.Run(ctx, insts, corpus.Config{Methods: modelMethods, TimeLimit: cfg.limit, Workers: 1,
 		OnRun: func(inst string, r corpus.MethodRun) {
 			fmt.Fprintf(os.Stderr, "%-60s %-12s peak=%d status=%s %.2fs\n", inst, r.Method, r.Peak, r.Status, r.Elapsed.Seconds())
 		}})
@@ -107,31 +141,126 @@ func runModels(ctx context.Context, paths []string, dims map[string]int64, limit
 		b.WriteString(" " + meta.Note)
 	}
 	fmt.Fprintf(&b, "\nRegenerate with `%s`.\n", meta.Command)
-	if len(dims) > 0 {
+	if len(cfg.dims) > 0 {
 		b.WriteString("ONNX models with their symbolic dimensions fixed by -dim (as `optalloc plan --dim`).\n")
 	}
 	b.WriteString("Tensors: all / constants / variables (constants and variables are not in the arena). " +
-		"Arenas in bytes; the gap is optalloc's arena over the lower bound.\n\n")
-	b.WriteString("| model | tensors | arena buffers | TFLite Micro greedy | optalloc | lower bound | gap | status | time |\n")
-	b.WriteString("|---|--:|--:|--:|--:|--:|--:|---|--:|\n")
+		"Arena buffers: tensors + the scratch buffers TFLite Micro's reference kernels request. " +
+		"Arenas in bytes; for TFLite models optalloc's is the device's head (tensors at the offline plan, scratch placed by TFLite Micro); " +
+		"the gap is over the lower bound.")
+	if cfg.tflm != "" {
+		b.WriteString(" The last two columns are the `arena_head` TFLite Micro itself reports (`tflm_run`, reference kernels) " +
+			"with its own planner and with optalloc's plan written into the model; – where the reference kernels cannot run the model.")
+	}
+	b.WriteString("\n\n| model | tensors | arena buffers | TFLite Micro greedy | optalloc | lower bound | gap | status | time |")
+	if cfg.tflm != "" {
+		b.WriteString(" TFLM head, own planner | TFLM head, optalloc's plan |")
+	}
+	b.WriteString("\n|---|--:|--:|--:|--:|--:|--:|---|--:|")
+	if cfg.tflm != "" {
+		b.WriteString("--:|--:|")
+	}
+	b.WriteString("\n")
 	for i, r := range results {
 		greedy, auto := &r.Runs[0], &r.Runs[1]
 		if !greedy.HasPlan() || !greedy.Valid || !auto.HasPlan() || !auto.Valid {
 			return nil, fmt.Errorf("%s: no verified plan (tflm-greedy: %v %s; auto: %v %s)", paths[i],
 				greedy.Err, greedy.Violation, auto.Err, auto.Violation)
 		}
-		if auto.Peak > greedy.Peak {
-			return nil, fmt.Errorf("%s: optalloc's arena %d is larger than TFLite Micro greedy's %d", paths[i], auto.Peak, greedy.Peak)
+		row := modelRow{peak: auto.Peak, bound: r.LowerBound, status: string(auto.Status), secs: auto.Elapsed.Seconds(), buffers: fmt.Sprint(r.Buffers), ownHead: "–", planHead: "–"}
+		if t := &tfls[i]; t.arena != nil {
+			var err error
+			if row, err = deviceRow(ctx, paths[i], t, cfg); err != nil {
+				return nil, err
+			}
+		}
+		if row.peak > greedy.Peak {
+			return nil, fmt.Errorf("%s: optalloc's arena %d is larger than TFLite Micro greedy's %d", paths[i], row.peak, greedy.Peak)
 		}
 		g := fmt.Sprint(greedy.Peak)
-		if greedy.Peak > auto.Peak {
-			g += fmt.Sprintf(" (+%.2f%%)", 100*float64(greedy.Peak-auto.Peak)/float64(auto.Peak))
+		if greedy.Peak > row.peak {
+			g += fmt.Sprintf(" (+%.2f%%)", 100*float64(greedy.Peak-row.peak)/float64(row.peak))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | **%d** | %s | %.2f%% | %s | %.2fs |\n",
-			modelName(paths[i]), tensors[i], r.Buffers, g, auto.Peak, corpus.BoundText(r.LowerBound),
-			r.Gap(auto), auto.Status, auto.Elapsed.Seconds())
+		gap := 0.0
+		if row.bound > 0 {
+			gap = 100 * float64(row.peak-row.bound) / float64(row.bound)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | **%d** | %s | %.2f%% | %s | %.2fs |",
+			modelName(paths[i]), tensors[i], row.buffers, g, row.peak, corpus.BoundText(row.bound), gap, row.status, row.secs)
+		if cfg.tflm != "" {
+			fmt.Fprintf(&b, " %s | %s |", row.ownHead, row.planHead)
+		}
+		b.WriteString("\n")
 	}
 	return b.Bytes(), nil
+}
+
+// modelRow is what a row states of optalloc.
+type modelRow struct {
+	peak, bound       int64
+	status            string
+	secs              float64
+	buffers           string
+	ownHead, planHead string // tflm_run's arena_head, "–" when it cannot run the model
+}
+
+// deviceRow plans a TFLite model's device arena and, with tflm_run, runs
+// the model with TFLite Micro's own planner and with the plan written.
+func deviceRow(ctx context.Context, path string, t *tfliteModel, cfg modelsConfig) (modelRow, error) {
+	p := t.arena.Problem
+	res, _, err := device.SolveTFLM(ctx, p, t.online(), solve.Options{TimeLimit: cfg.limit, Threads: 1})
+	if err != nil {
+		return modelRow{}, fmt.Errorf("%s: %v", path, err)
+	}
+	if res.Plan == nil {
+		return modelRow{}, fmt.Errorf("%s: no plan (%s)", path, res.Status)
+	}
+	row := modelRow{peak: res.Peak, bound: res.LowerBound, status: string(res.Status), secs: res.Elapsed.Seconds(),
+		buffers: fmt.Sprint(len(t.arena.Tensors)), ownHead: "–", planHead: "–"}
+	if n := len(t.arena.Scratch); n > 0 {
+		row.buffers += fmt.Sprintf(" + %d", n)
+	}
+	if cfg.tflm == "" {
+		return row, nil
+	}
+	own, err := tflmrun.Run(cfg.tflm, path, "--no-tensors")
+	if err != nil {
+		return modelRow{}, err
+	}
+	if !own.OK {
+		return row, nil // the reference kernels cannot run it (an NPU operator, stub weights)
+	}
+	off, err := t.arena.OfflinePlan(t.model, res.Plan)
+	if err != nil {
+		return modelRow{}, err
+	}
+	data, err := t.model.WithOfflinePlan(off)
+	if err != nil {
+		return modelRow{}, err
+	}
+	dir, err := os.MkdirTemp("", "optalloc-results-")
+	if err != nil {
+		return modelRow{}, err
+	}
+	defer os.RemoveAll(dir)
+	planned := filepath.Join(dir, filepath.Base(path))
+	if err := os.WriteFile(planned, data, 0o644); err != nil {
+		return modelRow{}, err
+	}
+	run, err := tflmrun.Run(cfg.tflm, planned)
+	if err != nil {
+		return modelRow{}, err
+	}
+	switch {
+	case !run.OK:
+		return modelRow{}, fmt.Errorf("%s: TFLite Micro fails on optalloc's plan:\n%s", path, run.Text)
+	case run.Mismatched != 0:
+		return modelRow{}, fmt.Errorf("%s: TFLite Micro did not honour %d offline offsets", path, run.Mismatched)
+	case run.Head != res.Peak:
+		return modelRow{}, fmt.Errorf("%s: optalloc states %d but TFLite Micro's head is %d", path, res.Peak, run.Head)
+	}
+	row.ownHead, row.planHead = fmt.Sprint(own.Head), fmt.Sprint(run.Head)
+	return row, nil
 }
 
 // modelName is the file name, with the folder for files outside the shared
