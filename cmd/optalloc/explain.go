@@ -29,6 +29,12 @@ func graphReport(e *env, path string) (*graph.Report, error) {
 	return rep, err
 }
 
+// isModelFile reports whether path names a TFLite or ONNX model.
+func isModelFile(path string) bool {
+	l := strings.ToLower(path)
+	return strings.HasSuffix(l, ".tflite") || strings.HasSuffix(l, ".onnx")
+}
+
 // explain writes what the front end and the planner did: the graph report
 // (aliases, copies removed, per-model arenas against the shared one, weights
 // stored once) and where the scratch buffers went.
@@ -58,6 +64,8 @@ func explain(ctx context.Context, e *env, w io.Writer, path string, p *model.Pro
 		if err := rep.WriteText(w); err != nil {
 			return err
 		}
+	} else if isModelFile(path) || e.tflite != nil {
+		explainModel(e, w, path, p, res)
 	} else {
 		fmt.Fprintf(w, "%s: %d buffers (not a model graph: no aliases or model report)\n", path, len(p.Buffers))
 	}

@@ -32,12 +32,20 @@ and constant-folded tensors are weights, outside the arena), with shapes from
 the model or inferred; --dim NAME=VALUE fixes a symbolic dimension. Reshape,
 Flatten, Squeeze, Unsqueeze and Identity are planned in place.
 
-A .tflite model is planned as TFLite Micro's arena: one buffer per tensor its
-planner places (not constants, not variable tensors), sizes rounded up to 16
-bytes, TFLite Micro's lifetimes. -o OUT.tflite writes a copy of the model
-with the plan as its OfflineMemoryAllocation metadata (replacing any plan it
-had), checked by reading it back; TFLite Micro then uses these offsets.
---method tflm-greedy runs TFLite Micro's own greedy planner for comparison.
+A .tflite model is planned as the arena TFLite Micro uses: one buffer per
+tensor its planner places (not constants, not variable tensors) and one per
+scratch buffer its kernels request (TFLite Micro's reference kernels by
+default; --scratch LIST for the requests recorded on your target, --no-scratch
+for the tensors alone), sizes rounded up to 16 bytes, TFLite Micro's
+lifetimes. Only tensors get offline offsets: the runtime places the scratch
+buffers itself around them, so the peak stated is the head after that
+placement, simulated exactly, never above TFLite Micro's own planner's (its
+tensor offsets are kept when optalloc's would give more, and a line says so).
+-o OUT.tflite writes a copy of the model with the tensor offsets as its
+OfflineMemoryAllocation metadata (replacing any plan it had; zero-byte
+tensors -1), checked by reading it back. The summary ends in scratch=K
+(buffers planned) or scratch=none. --method tflm-greedy runs TFLite Micro's
+own greedy planner for comparison.
 
 Without --capacity the peak is minimised: heuristics first, then the exact
 engines (from 2 000 buffers with the time-window refinement) until the lower

@@ -185,3 +185,27 @@ func TestVerifyRejectsCorruptedCarriedPlans(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainModelFiles: --explain on a model file says what its arena is
+// made of — tensors and scratch, what is live at the peak, what dominates
+// — instead of "no model report".
+func TestExplainModelFiles(t *testing.T) {
+	in := needTFLite(t, "keyword_scrambled_8bit.tflite")
+	code, stdout, stderr := cli(t, "", "plan", in, "--explain", "--time-limit", "5s")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "30 arena buffers: 16 tensors and 14 kernel scratch buffers (reference kernels")
+	assert.Contains(t, stdout, "at the peak (672 bytes)")
+	assert.Contains(t, stdout, "largest live buffer: s")
+	assert.Contains(t, stdout, "a kernel's scratch buffer, 256 bytes")
+	assert.NotContains(t, stdout, "no aliases or model report")
+
+	onnxModel := filepath.Join("..", "..", "..", "shared", "models", "onnx", "silero_vad_v5.onnx")
+	if _, err := os.Stat(onnxModel); err != nil {
+		t.Skip("the shared ONNX model is absent")
+	}
+	code, stdout, stderr = cli(t, "", "plan", onnxModel, "--dim", "input:0=1", "--dim", "input:1=576", "--dim", "state:1=1", "--dim", "sr=16000", "--explain", "--time-limit", "5s")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "planned in place inside another one")
+	assert.Contains(t, stdout, "at the peak (10497 bytes)")
+	assert.Contains(t, stdout, "largest live buffer: If_0_then_branch")
+}
