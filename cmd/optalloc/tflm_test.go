@@ -38,8 +38,9 @@ func runnableTFLite(t *testing.T) []string {
 	}
 	shared, _ := filepath.Glob(filepath.Join(sharedTFLite, "*.tflite"))
 	examples, _ := filepath.Glob("../../examples/*.tflite")
+	testdata, _ := filepath.Glob("testdata/*.tflite")
 	var out []string
-	for _, f := range append(shared, examples...) {
+	for _, f := range append(append(shared, examples...), testdata...) {
 		if exec.Command(tflmRun, f, "--no-tensors").Run() == nil {
 			out = append(out, f)
 		}
@@ -208,4 +209,17 @@ func TestExplainModelFiles(t *testing.T) {
 	assert.Contains(t, stdout, "planned in place inside another one")
 	assert.Contains(t, stdout, "at the peak (10497 bytes)")
 	assert.Contains(t, stdout, "largest live buffer: If_0_then_branch")
+}
+
+// TestMultiSubgraphPlanWarns: a plan for a model with several subgraphs
+// says which TFLite Micro releases misread it; zero warnings for one.
+func TestMultiSubgraphPlanWarns(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := cli(t, "", "plan", "testdata/if_branches.tflite", "-o", filepath.Join(dir, "if.tflite"))
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "the model has 3 subgraphs: TFLite Micro releases before 2023-03-29 (tflite-micro PR #1195)")
+	in := needTFLite(t, "hello_world_int8.tflite")
+	code, _, stderr = cli(t, "", "plan", in, "-o", filepath.Join(dir, "hello.tflite"))
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stderr, "warning")
 }

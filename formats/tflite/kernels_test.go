@@ -1,15 +1,20 @@
 package tflite
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/device"
 	"github.com/optalloc/optalloc/formats/tflite/internal/schema"
+	"github.com/optalloc/optalloc/internal/tflmrun"
+	"github.com/optalloc/optalloc/solve"
 )
 
 func f32(name string, shape ...int32) tspec {
@@ -75,6 +80,15 @@ func kernelModels() map[string][]gspec {
 		"rfft_int16":   rfft(schema.TensorTypeINT16),
 		"rfft_int32":   rfft(schema.TensorTypeINT32),
 		"rfft_float32": rfft(schema.TensorTypeFLOAT32),
+		// IF calls a subgraph per branch; the scratch of their operators
+		// lives in the branches' scopes, inside the IF's.
+		"if_branches": {
+			{tensors: []tspec{typed(schema.TensorTypeBOOL, "cond", 1), f32("x", 2, 3), f32("y", 3)},
+				ops: []ospec{{code: schema.BuiltinOperatorIF, in: []int32{0, 1}, out: []int32{2}, callees: []int32{1, 2}}},
+				in:  []int32{0, 1}, out: []int32{2}},
+			{tensors: []tspec{f32("x", 2, 3), axis, f32("y", 3)}, ops: []ospec{reduceOp(schema.BuiltinOperatorREDUCE_MAX, 0, 1, 2)}, in: []int32{0}, out: []int32{2}},
+			{tensors: []tspec{f32("x", 2, 3), axis, f32("y", 3)}, ops: []ospec{reduceOp(schema.BuiltinOperatorSUM, 0, 1, 2)}, in: []int32{0}, out: []int32{2}},
+		},
 		// A chain: the scratch of each operator lives in its own scope,
 		// among tensors of several lifetimes.
 		"chain": {{tensors: []tspec{f32("x", 1, 4, 4, 1), {name: "pad", shape: []int32{4, 2}, typ: schema.TensorTypeINT32, constant: true}, f32("p", 1, 4, 4, 1),
@@ -162,4 +176,66 @@ func FuzzFlexMap(f *testing.F) {
 		}
 		_, _ = m.Int("fft_length")
 	})
+}
+
+// TestKernelModelsOnTheDevice plans each kernel model's device arena
+// (device.SolveTFLM), writes the tensors' offsets into the model and runs
+// it: TFLite Micro honours every offset, computes the same outputs, and
+// reports exactly the head stated, never more than with its own planner.
+// The IF model also checks the offline plan of several subgraphs.
+func TestKernelModelsOnTheDevice(t *testing.T) {
+	if _, err := os.Stat(tflmRun); err != nil {
+		t.Skipf("%s is absent: the TFLite Micro runtime checks are skipped", tflmRun)
+	}
+	for name, g := range kernelModels() {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, name+".tflite")
+			require.NoError(t, os.WriteFile(path, buildModel(g...), 0o644))
+			m, err := ReadFile(path)
+			require.NoError(t, err)
+			a, err := m.Arena()
+			require.NoError(t, err)
+			online := make([]bool, len(a.Problem.Buffers))
+			for k := len(a.Tensors); k < len(online); k++ {
+				online[k] = true
+			}
+			res, out, err := device.SolveTFLM(context.Background(), a.Problem, online, solve.Options{TimeLimit: 5 * time.Second, Threads: 1})
+			require.NoError(t, err)
+			require.NotNil(t, res.Plan)
+			off, err := a.OfflinePlan(m, res.Plan)
+			require.NoError(t, err)
+			data, err := m.WithOfflinePlan(off)
+			require.NoError(t, err)
+			planned := filepath.Join(dir, "planned.tflite")
+			require.NoError(t, os.WriteFile(planned, data, 0o644))
+			orig, err := tflmrun.Run(tflmRun, path)
+			require.NoError(t, err)
+			require.True(t, orig.OK, orig.Text)
+			run, err := tflmrun.Run(tflmRun, planned)
+			require.NoError(t, err)
+			require.True(t, run.OK, run.Text)
+			assert.Equal(t, 0, run.Mismatched)
+			assert.Equal(t, orig.Outputs, run.Outputs)
+			assert.Equal(t, res.Peak, run.Head, "stated peak is not the device's head")
+			assert.Equal(t, orig.Head, out.TFLMHead, "the replica of TFLite Micro's planner")
+			assert.LessOrEqual(t, run.Head, orig.Head)
+		})
+	}
+}
+
+// ifModelTestdata is the IF model of kernelModels, kept for the CLI's
+// tests (which cannot build models: the schema is internal here).
+const ifModelTestdata = "../../cmd/optalloc/testdata/if_branches.tflite"
+
+// TestIfModelTestdataUpToDate: the CLI's IF model is buildModel's output;
+// OPTALLOC_UPDATE_TESTDATA=1 rewrites it.
+func TestIfModelTestdataUpToDate(t *testing.T) {
+	data := buildModel(kernelModels()["if_branches"]...)
+	if os.Getenv("OPTALLOC_UPDATE_TESTDATA") == "1" {
+		require.NoError(t, os.WriteFile(ifModelTestdata, data, 0o644))
+	}
+	have, err := os.ReadFile(ifModelTestdata)
+	require.NoError(t, err)
+	assert.Equal(t, data, have, "%s is stale: rerun with OPTALLOC_UPDATE_TESTDATA=1", ifModelTestdata)
 }
