@@ -146,6 +146,7 @@ type planJSON struct {
 	Reason     string           `json:"reason,omitempty"`
 	Output     string           `json:"output,omitempty"`
 	Stats      solve.Stats      `json:"stats"`
+	TFLite     *tfliteJSON      `json:"tflite,omitempty"`
 }
 
 // pictureWriter draws a plan as SVG and/or HTML; the viz command sets it.
@@ -306,7 +307,8 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if asJSON {
 		j := planJSON{Input: args[0], Buffers: len(p.Buffers), LowerBound: res.LowerBound,
 			Status: res.Status, Method: res.Method, Seconds: elapsed.Seconds(),
-			Capacity: capacity, Reason: res.Reason, Output: out, Split: res.Split, Stats: res.Stats}
+			Capacity: capacity, Reason: res.Reason, Output: out, Split: res.Split, Stats: res.Stats,
+			TFLite: tfliteReport(e, args[0], dev)}
 		if res.Plan != nil {
 			peak, gap := res.Peak, res.Gap()
 			j.Peak, j.Gap = &peak, &gap

@@ -178,6 +178,32 @@ func tfliteSummary(e *env, input string, out *device.Outcome) (field, line strin
 	return fmt.Sprintf(" scratch=%d", len(t.arena.Scratch)), line
 }
 
+// tfliteJSON is plan --json's account of a TFLite input's arena.
+type tfliteJSON struct {
+	// Kernels names the scratch requests planned ("reference", "recorded
+	// in FILE"), "" when scratch is left out (--no-scratch).
+	Kernels string `json:"kernels"`
+	// Scratch counts the scratch buffers planned.
+	Scratch int `json:"scratch_buffers"`
+	// TFLMHead is the head TFLite Micro's own planner makes of the same
+	// buffers; Fallback says that its tensor offsets were kept.
+	TFLMHead *int64 `json:"tflm_own_head,omitempty"`
+	Fallback bool   `json:"fallback_to_tflm,omitempty"`
+}
+
+func tfliteReport(e *env, input string, out *device.Outcome) *tfliteJSON {
+	t := e.tflite
+	if t == nil || t.path != input {
+		return nil
+	}
+	j := &tfliteJSON{Kernels: t.arena.Kernels, Scratch: len(t.arena.Scratch)}
+	if out != nil {
+		h := out.TFLMHead
+		j.TFLMHead, j.Fallback = &h, out.Fallback
+	}
+	return j
+}
+
 // writeTFLite writes a copy of the input model with the plan's tensor
 // offsets as its OfflineMemoryAllocation metadata (scratch buffers stay
 // online, zero-byte tensors get -1). Before anything is written the copy

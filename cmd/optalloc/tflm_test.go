@@ -101,10 +101,14 @@ func TestNoScratchSaysSo(t *testing.T) {
 	assert.Contains(t, stderr, " scratch=none")
 	assert.Contains(t, stderr, "scratch buffers not included")
 	tensorsOnly := statedPeak(t, stderr)
-	code, _, stderr = cli(t, "", "plan", in, "--time-limit", "5s")
+	code, stdout, stderr := cli(t, "", "plan", in, "--time-limit", "5s", "--json")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, " scratch=14")
 	assert.Greater(t, statedPeak(t, stderr), tensorsOnly)
+	assert.Contains(t, stdout, `"tflite": {`)
+	assert.Contains(t, stdout, `"kernels": "reference"`)
+	assert.Contains(t, stdout, `"scratch_buffers": 14`)
+	assert.Contains(t, stdout, `"tflm_own_head": 672`)
 }
 
 func TestScratchFlagErrors(t *testing.T) {
