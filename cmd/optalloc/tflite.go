@@ -249,6 +249,9 @@ func writeTFLite(ctx context.Context, e *env, input, out string, p *model.Proble
 	if h, want := dev.Peak(p), plan.Peak(p); h != want {
 		return fmt.Errorf("%s: the offline plan read back gives the device an arena of %d, not the %d planned (a bug)", out, h, want)
 	}
+	if m.OfflineEntries > 1 {
+		fmt.Fprintf(e.stderr, "note: %s had %d %s entries; the last, the one TFLite Micro uses, now holds the plan (the others are kept)\n", input, m.OfflineEntries, tflite.OfflineMetadata)
+	}
 	if len(m.Subgraphs) > 1 {
 		fmt.Fprintf(e.stderr, "warning: %s: the model has %d subgraphs: TFLite Micro releases before 2023-03-29 (tflite-micro PR #1195) read a multi-subgraph offline plan per subgraph and would corrupt memory; run it with a newer TFLite Micro\n", out, len(m.Subgraphs))
 	}
@@ -315,6 +318,9 @@ func verifyOffline(ctx context.Context, e *env, path string) error {
 	vs := verify.Check(sub, plan)
 	fmt.Fprintf(e.stdout, "%s: offline plan of %d tensors: %d placed offline, %d planned tensors left to the runtime, %d constants and variables not in the arena\n",
 		path, len(m.Tensors), len(sub.Buffers), online, len(m.Tensors)-len(a.Tensors))
+	if m.OfflineEntries > 1 {
+		fmt.Fprintf(e.stdout, "%d %s entries: TFLite Micro checks each and uses the last, so the last is the one checked here\n", m.OfflineEntries, tflite.OfflineMetadata)
+	}
 	if a.Aliases > 0 {
 		fmt.Fprintf(e.stdout, "%d tensors lie inside another one live at the same time: in-place use, kept as aliases (Arm Vela places an NPU operator's input and output inside its scratch area)\n", a.Aliases)
 	}

@@ -75,6 +75,7 @@ func TestPlannedModelsOnTheRealRuntime(t *testing.T) {
 			require.Equal(t, 0, code, stderr)
 			planned := runTFLM(t, out)
 			require.True(t, planned.OK, planned.Text)
+			assert.True(t, planned.Verified, "the written model fails TFLite's flatbuffer verifier")
 			assert.Equal(t, orig.Outputs, planned.Outputs, "outputs differ")
 			assert.Equal(t, 0, planned.Mismatched, "offline offsets not honoured")
 			assert.LessOrEqual(t, planned.Head, orig.Head, "the plan makes the device's arena larger than TFLite Micro's own")

@@ -215,6 +215,7 @@ func TestKernelModelsOnTheDevice(t *testing.T) {
 			run, err := tflmrun.Run(tflmRun, planned)
 			require.NoError(t, err)
 			require.True(t, run.OK, run.Text)
+			assert.True(t, run.Verified, "the written model fails TFLite's flatbuffer verifier")
 			assert.Equal(t, 0, run.Mismatched)
 			assert.Equal(t, orig.Outputs, run.Outputs)
 			assert.Equal(t, res.Peak, run.Head, "stated peak is not the device's head")

@@ -2,9 +2,6 @@ package tflite
 
 import (
 	"encoding/binary"
-	"fmt"
-
-	flatbuffers "github.com/google/flatbuffers/go"
 
 	"github.com/optalloc/optalloc/formats/tflite/internal/schema"
 )
@@ -40,8 +37,10 @@ func (p *OfflinePlan) Encode() []byte {
 	return b
 }
 
-// offlinePlan decodes the plan a model carries, nil when it has none. The
-// plan must have one offset per tensor, as TFLite Micro requires.
+// offlinePlan decodes the plan a model carries, nil when it has none.
+// Every OfflineMemoryAllocation entry must hold one offset per tensor, as
+// TFLite Micro checks each one it meets; TFLite Micro keeps the last, and
+// so does this (Model.OfflineEntries counts them).
 func (d *decoder) offlinePlan() (*OfflinePlan, error) {
 	root := d.m.root
 	n, err := d.vecLen(root.MetadataLength(), 4, "the metadata list")
@@ -49,73 +48,49 @@ func (d *decoder) offlinePlan() (*OfflinePlan, error) {
 		return nil, err
 	}
 	var md schema.Metadata
+	var plan *OfflinePlan
 	for i := range n {
 		root.Metadata(&md, i)
 		if string(md.Name()) != OfflineMetadata {
 			continue
 		}
-		bi := int(md.Buffer())
-		if bi >= root.BuffersLength() {
-			return nil, d.fail("metadata %s names buffer %d, but the model has %d buffers", OfflineMetadata, bi, root.BuffersLength())
+		p, err := d.offlineEntry(int(md.Buffer()))
+		if err != nil {
+			return nil, err
 		}
-		var b schema.Buffer
-		root.Buffers(&b, bi)
-		data := b.DataBytes()
-		if len(data) < 12 || len(data)%4 != 0 {
-			return nil, d.fail("metadata %s: %d bytes, want [version, subgraphs, N, N offsets] as int32", OfflineMetadata, len(data))
-		}
-		word := func(k int) int32 { return int32(binary.LittleEndian.Uint32(data[4*k:])) }
-		p := &OfflinePlan{Version: word(0), Subgraphs: word(1)}
-		count := int(word(2))
-		if count != len(data)/4-3 {
-			return nil, d.fail("metadata %s: says %d offsets but holds %d", OfflineMetadata, count, len(data)/4-3)
-		}
-		if count != len(d.m.Tensors) {
-			return nil, d.fail("metadata %s: %d offsets for %d tensors (TFLite Micro refuses the model)", OfflineMetadata, count, len(d.m.Tensors))
-		}
-		p.Offsets = make([]int32, count)
-		for k := range p.Offsets {
-			p.Offsets[k] = word(3 + k)
-			if p.Offsets[k] < Online {
-				return nil, d.fail("metadata %s: tensor %d has offset %d", OfflineMetadata, k, p.Offsets[k])
-			}
-		}
-		return p, nil
+		plan = p
+		d.m.OfflineEntries++
 	}
-	return nil, nil
+	return plan, nil
 }
 
-// WithOfflinePlan returns a copy of the model's file with plan as its
-// OfflineMemoryAllocation metadata, replacing any plan already there. The
-// model is unpacked and packed again with the generated object API (the
-// way TFLite's own flatbuffer_utils rewrite models): every other field
-// keeps its value, buffers keep their 16-byte alignment, and the previous
-// plan's buffer is reused. A model whose buffers live outside the
-// flatbuffer (offset/size, for models over 2 GiB) cannot be rewritten.
-func (m *Model) WithOfflinePlan(plan *OfflinePlan) ([]byte, error) {
-	if len(plan.Offsets) != len(m.Tensors) {
-		return nil, fmt.Errorf("offline plan has %d offsets for %d tensors", len(plan.Offsets), len(m.Tensors))
+// offlineEntry decodes the plan in buffer bi.
+func (d *decoder) offlineEntry(bi int) (*OfflinePlan, error) {
+	root := d.m.root
+	if bi >= root.BuffersLength() {
+		return nil, d.fail("metadata %s names buffer %d, but the model has %d buffers", OfflineMetadata, bi, root.BuffersLength())
 	}
-	t := m.root.UnPack()
-	for _, b := range t.Buffers {
-		if b != nil && b.Offset > 1 {
-			return nil, fmt.Errorf("%s keeps buffer data outside the flatbuffer (offset %d): rewriting such a model is not supported", m.Name, b.Offset)
+	var b schema.Buffer
+	root.Buffers(&b, bi)
+	data := b.DataBytes()
+	if len(data) < 12 || len(data)%4 != 0 {
+		return nil, d.fail("metadata %s: %d bytes, want [version, subgraphs, N, N offsets] as int32", OfflineMetadata, len(data))
+	}
+	word := func(k int) int32 { return int32(binary.LittleEndian.Uint32(data[4*k:])) }
+	p := &OfflinePlan{Version: word(0), Subgraphs: word(1)}
+	count := int(word(2))
+	if count != len(data)/4-3 {
+		return nil, d.fail("metadata %s: says %d offsets but holds %d", OfflineMetadata, count, len(data)/4-3)
+	}
+	if count != len(d.m.Tensors) {
+		return nil, d.fail("metadata %s: %d offsets for %d tensors (TFLite Micro refuses the model)", OfflineMetadata, count, len(d.m.Tensors))
+	}
+	p.Offsets = make([]int32, count)
+	for k := range p.Offsets {
+		p.Offsets[k] = word(3 + k)
+		if p.Offsets[k] < Online {
+			return nil, d.fail("metadata %s: tensor %d has offset %d", OfflineMetadata, k, p.Offsets[k])
 		}
 	}
-	data := plan.Encode()
-	done := false
-	for _, md := range t.Metadata {
-		if md != nil && md.Name == OfflineMetadata && int(md.Buffer) < len(t.Buffers) {
-			t.Buffers[md.Buffer] = &schema.BufferT{Data: data}
-			done = true
-			break
-		}
-	}
-	if !done {
-		t.Buffers = append(t.Buffers, &schema.BufferT{Data: data})
-		t.Metadata = append(t.Metadata, &schema.MetadataT{Name: OfflineMetadata, Buffer: uint32(len(t.Buffers) - 1)})
-	}
-	b := flatbuffers.NewBuilder(len(m.data) + len(data) + 1024)
-	b.FinishWithFileIdentifier(t.Pack(b), []byte(Identifier))
-	return b.FinishedBytes(), nil
+	return p, nil
 }

@@ -39,8 +39,12 @@ type Model struct {
 	// outputs (the model's).
 	Inputs, Outputs []int
 	// Offline is the offline plan the file already carries (the
-	// OfflineMemoryAllocation metadata), nil when it has none.
+	// OfflineMemoryAllocation metadata), nil when it has none: the last
+	// such entry, the one TFLite Micro uses.
 	Offline *OfflinePlan
+	// OfflineEntries counts the OfflineMemoryAllocation entries (more than
+	// one: TFLite Micro checks each and uses the last).
+	OfflineEntries int
 
 	data      []byte
 	root      *schema.Model
@@ -87,6 +91,8 @@ type Tensor struct {
 	// reads it; -1 when no op touches it. Subgraph inputs start at their
 	// subgraph's entry scope and outputs end at its exit scope.
 	First, Last int
+
+	buffer int // its index in the model's buffer list
 }
 
 // Planned reports whether TFLite Micro's planner places the tensor in the
@@ -239,6 +245,7 @@ func (d *decoder) decode() (*Model, error) {
 			}
 			bi := int(t.Buffer())
 			tt.Constant = bi > 0 && bi < nbuf && constant[bi]
+			tt.buffer = bi
 			d.m.Tensors = append(d.m.Tensors, tt)
 		}
 	}
@@ -257,6 +264,11 @@ func (d *decoder) decode() (*Model, error) {
 		return nil, err
 	}
 	d.m.Offline = off
+	// The tables a plan is written into must be sound too (the writer
+	// relies on them; TFLite Micro reads them).
+	if _, err := d.m.layout(); err != nil {
+		return nil, d.fail("%v", err)
+	}
 	return d.m, nil
 }
 

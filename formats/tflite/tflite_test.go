@@ -246,7 +246,8 @@ func TestSharedModelsRoundTrip(t *testing.T) {
 			require.Empty(t, verify.Check(ba.Problem, pl))
 			assert.Equal(t, res.Peak, pl.Peak(ba.Problem))
 
-			assertBuffersAligned(t, data, back)
+			assertBuffersKeepAlignment(t, m, back)
+			assertOnlyPlanChanged(t, m, data)
 			assert.Equal(t, withoutPlan(m.root.UnPack()), withoutPlan(back.root.UnPack()), "a field other than the plan changed")
 		})
 	}
@@ -270,15 +271,67 @@ func withoutPlan(mt *schema.ModelT) *schema.ModelT {
 	return mt
 }
 
-func assertBuffersAligned(t *testing.T, data []byte, m *Model) {
+// dataStarts lists where each buffer's data starts in the file (-1: none).
+func dataStarts(m *Model) []int {
 	var b schema.Buffer
+	var out []int
 	for i := range m.root.BuffersLength() {
 		m.root.Buffers(&b, i)
+		at := -1
 		if d := b.DataBytes(); len(d) > 0 {
-			at := uintptr(unsafe.Pointer(&d[0])) - uintptr(unsafe.Pointer(&data[0]))
-			assert.Zero(t, at%16, "buffer %d's data starts at byte %d", i, at)
+			at = int(uintptr(unsafe.Pointer(&d[0])) - uintptr(unsafe.Pointer(&m.data[0])))
+		}
+		out = append(out, at)
+	}
+	return out
+}
+
+// assertBuffersKeepAlignment: every buffer of the written model starts at
+// the same position modulo 16 as in the original (TFLite's converter
+// writes them 16-byte aligned; older ones did not), and a new buffer (the
+// plan's) is 16-byte aligned.
+func assertBuffersKeepAlignment(t *testing.T, in, out *Model) {
+	t.Helper()
+	a, b := dataStarts(in), dataStarts(out)
+	for i, at := range b {
+		if at < 0 {
+			continue
+		}
+		if i < len(a) && a[i] >= 0 {
+			assert.Equal(t, a[i]%16, at%16, "buffer %d's alignment changed", i)
+		} else {
+			assert.Zero(t, at%16, "new buffer %d's data starts at byte %d", i, at)
 		}
 	}
+}
+
+// assertOnlyPlanChanged: the written file is the original with the plan's
+// bytes overwritten in place, or the original byte for byte behind a new
+// root table.
+func assertOnlyPlanChanged(t *testing.T, in *Model, out []byte) {
+	t.Helper()
+	if len(out) == len(in.data) {
+		var diff []int
+		for i := range out {
+			if out[i] != in.data[i] {
+				diff = append(diff, i)
+			}
+		}
+		if len(diff) == 0 {
+			return
+		}
+		back, err := Decode(out, "back")
+		require.NoError(t, err)
+		plan := back.Offline.Encode()
+		at := bytes.Index(out, plan)
+		require.GreaterOrEqual(t, at, 0)
+		assert.GreaterOrEqual(t, diff[0], at, "a byte before the plan changed")
+		assert.Less(t, diff[len(diff)-1], at+len(plan), "a byte after the plan changed")
+		return
+	}
+	require.Greater(t, len(out), len(in.data))
+	assert.True(t, bytes.Equal(in.data, out[len(out)-len(in.data):]), "the original is not carried byte for byte")
+	assert.Zero(t, (len(out)-len(in.data))%16, "the original moved off its 16-byte alignment")
 }
 
 func TestWithOfflinePlanWantsEveryTensor(t *testing.T) {
@@ -361,4 +414,103 @@ func TestCellNetExampleUpToDate(t *testing.T) {
 		}
 	}
 	assert.Len(t, a.Problem.Buffers, len(g.Tensors)-weights)
+}
+
+// hostile returns a crafted model of ../shared/hostile/tflite.
+func hostile(t *testing.T, name string) *Model {
+	t.Helper()
+	path := filepath.Join("..", "..", "..", "shared", "hostile", "tflite", name)
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("%s is absent", path)
+	}
+	m, err := ReadFile(path)
+	require.NoError(t, err)
+	return m
+}
+
+// planAll places every planned tensor of m at offset 16·i (valid or not:
+// the writer's business is the bytes).
+func planAll(m *Model) *OfflinePlan {
+	p := &OfflinePlan{Subgraphs: int32(len(m.Subgraphs)), Offsets: make([]int32, len(m.Tensors))}
+	for i := range p.Offsets {
+		p.Offsets[i] = Online
+		if m.Tensors[i].Planned() {
+			p.Offsets[i] = int32(16 * i)
+		}
+	}
+	return p
+}
+
+// TestWriterHostileModels: D6, the plan's metadata buffer is a weight's:
+// the plan goes elsewhere and every weight reads back unchanged; D7, two
+// entries: the last one (TFLite Micro's) gets the plan, the first is kept;
+// D17, a root field newer than the schema is carried with its value.
+func TestWriterHostileModels(t *testing.T) {
+	t.Run("shared_meta_weight", func(t *testing.T) {
+		m := hostile(t, "shared_meta_weight.tflite")
+		data, err := m.WithOfflinePlan(planAll(m))
+		require.NoError(t, err)
+		back, err := Decode(data, "back")
+		require.NoError(t, err)
+		assert.Equal(t, planAll(m).Offsets, back.Offline.Offsets)
+		mt, bt := m.root.UnPack(), back.root.UnPack()
+		for _, tt := range mt.Subgraphs[0].Tensors {
+			if d := mt.Buffers[tt.Buffer].Data; len(d) > 0 {
+				assert.Equal(t, d, bt.Buffers[tt.Buffer].Data, "weight %q changed", tt.Name)
+			}
+		}
+		assertOnlyPlanChanged(t, m, data)
+	})
+	t.Run("two_plans_small", func(t *testing.T) {
+		m := hostile(t, "two_plans_small.tflite")
+		assert.Equal(t, 2, m.OfflineEntries)
+		data, err := m.WithOfflinePlan(planAll(m))
+		require.NoError(t, err)
+		back, err := Decode(data, "back")
+		require.NoError(t, err)
+		assert.Equal(t, 2, back.OfflineEntries)
+		assert.Equal(t, planAll(m).Offsets, back.Offline.Offsets)
+		assertOnlyPlanChanged(t, m, data)
+	})
+	t.Run("unknown_field", func(t *testing.T) {
+		m := hostile(t, "unknown_field.tflite")
+		data, err := m.WithOfflinePlan(planAll(m))
+		require.NoError(t, err)
+		back, err := Decode(data, "back")
+		require.NoError(t, err)
+		f, err := back.layout()
+		require.NoError(t, err)
+		require.Greater(t, len(f.slots), 11)
+		require.NotZero(t, f.slots[11], "field 11 dropped")
+		assert.Equal(t, 0x00C0FFEE, le32(data, f.root+f.slots[11]))
+		assertOnlyPlanChanged(t, m, data)
+	})
+}
+
+// FuzzWithOfflinePlan: whatever Decode accepts, writing a plan into it
+// gives a model that reads back with that plan, or an error — never a
+// panic.
+func FuzzWithOfflinePlan(f *testing.F) {
+	for _, p := range []string{"hello_world_int8.tflite", "simple_add_model.tflite", "trained_lstm_int8.tflite"} {
+		if data, err := os.ReadFile(filepath.Join(sharedModels, p)); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add(buildModel(gspec{tensors: []tspec{act("x", 4), act("y", 4)}, ops: []ospec{{code: schema.BuiltinOperatorRELU, in: []int32{0}, out: []int32{1}}}, in: []int32{0}, out: []int32{1}}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := Decode(data, "fuzz")
+		if err != nil {
+			return
+		}
+		plan := planAll(m)
+		out, err := m.WithOfflinePlan(plan)
+		if err != nil {
+			return
+		}
+		back, err := Decode(out, "back")
+		require.NoError(t, err, "the written model does not read back")
+		require.NotNil(t, back.Offline)
+		require.Equal(t, plan.Offsets, back.Offline.Offsets)
+		require.Equal(t, len(m.Tensors), len(back.Tensors))
+	})
 }

@@ -14,6 +14,9 @@ import (
 type Report struct {
 	// OK is "result ok": the model allocated and ran.
 	OK bool
+	// Verified is "flatbuffer_verify ok": the file passes the FlatBuffers
+	// verifier of TFLite's schema.
+	Verified bool
 	// Head is arena_head: the planned section, tensors and kernel
 	// scratch; -1 when not reported.
 	Head int64
@@ -61,6 +64,8 @@ func Parse(out []byte) Report {
 		switch f[0] {
 		case "result":
 			r.OK = f[1] == "ok"
+		case "flatbuffer_verify":
+			r.Verified = f[1] == "ok"
 		case "arena_head":
 			r.Head, _ = strconv.ParseInt(f[1], 10, 64)
 		case "offline_plan_check":
