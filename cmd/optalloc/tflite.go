@@ -33,6 +33,9 @@ func checkTFLiteOutput(e *env, input, out string) error {
 	if specs, _ := e.flags.GetStringArray("pool"); len(specs) > 0 {
 		return usageErr("-o %s: TFLite Micro's offline plan is one arena; leave out --pool", out)
 	}
+	if l, _ := e.flags.GetString("layout"); l == "blocks" {
+		return usageErr("-o %s: TFLite Micro's offline plan holds offsets; leave out --layout blocks", out)
+	}
 	return nil
 }
 

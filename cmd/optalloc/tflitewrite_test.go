@@ -98,3 +98,14 @@ func TestWriteCarriesUnknownFields(t *testing.T) {
 	_, err = tflite.Decode(got, out)
 	require.NoError(t, err)
 }
+
+// TestBlocksLayoutIntoTFLite (D13): --layout blocks with -o OUT.tflite wrote
+// a CSV into the .tflite; it is refused before planning.
+func TestBlocksLayoutIntoTFLite(t *testing.T) {
+	in := needTFLite(t, "hello_world_int8.tflite")
+	out := filepath.Join(t.TempDir(), "out.tflite")
+	code, _, stderr := cli(t, "", "plan", in, "--layout", "blocks", "-o", out)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "leave out --layout blocks")
+	assert.NoFileExists(t, out)
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/model"
@@ -51,6 +52,7 @@ func Read(r io.Reader, name string) (*model.Problem, error) {
 	p := &model.Problem{Name: name}
 	live := map[string]int{}  // ID -> buffer index while allocated
 	count := map[string]int{} // ID -> buffers made for it so far
+	used := map[string]bool{} // buffer ids given
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	step := int64(0)
@@ -60,7 +62,11 @@ func Read(r io.Reader, name string) (*model.Problem, error) {
 	}
 	for sc.Scan() {
 		line++
-		text := strings.TrimSpace(sc.Text())
+		text := sc.Text()
+		if line == 1 {
+			text = strings.TrimPrefix(text, "\ufeff") // a byte order mark
+		}
+		text = strings.TrimSpace(text)
 		if text == "" || text[0] == '#' {
 			continue
 		}
@@ -71,6 +77,11 @@ func Read(r io.Reader, name string) (*model.Problem, error) {
 				return nil, fail("want \"alloc ID SIZE [align=A]\", got %d fields", len(f))
 			}
 			id := f[1]
+			if !utf8.ValidString(id) {
+				// Written into a JSON plan it would no longer match (as
+				// for CSV ids).
+				return nil, fail("id %s is not valid UTF-8 (save the file as UTF-8)", quote(id))
+			}
 			if _, ok := live[id]; ok {
 				return nil, fail("%s is allocated again before it is freed", quote(id))
 			}
@@ -87,9 +98,16 @@ func Read(r io.Reader, name string) (*model.Problem, error) {
 				}
 				b.Align = v
 			}
-			if count[id]++; count[id] > 1 {
-				b.ID = id + "#" + strconv.Itoa(count[id])
+			// An id allocated again gets "#N"; an id that some other
+			// buffer already has (a literal "a#2" beside a renamed "a")
+			// counts on until it is unique.
+			count[id]++
+			for b.ID = id; count[id] > 1 || used[b.ID]; count[id]++ {
+				if b.ID = id + "#" + strconv.Itoa(count[id]); !used[b.ID] {
+					break
+				}
 			}
+			used[b.ID] = true
 			live[id] = len(p.Buffers)
 			p.Buffers = append(p.Buffers, b)
 		case "free":

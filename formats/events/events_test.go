@@ -102,3 +102,25 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestHostileTraces: D16, a literal id equal to a renaming ("a#2" after
+// "a" was allocated twice) no longer makes two buffers share an id; D19, a
+// byte order mark before the first event is skipped; D9, an id that is not
+// UTF-8 is refused with its line, as in CSV.
+func TestHostileTraces(t *testing.T) {
+	p, err := Read(strings.NewReader("alloc a 16\nfree a\nalloc a 16\nalloc a#2 32\nfree a#2\n"), "t.events")
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for _, b := range p.Buffers {
+		assert.False(t, seen[b.ID], "id %q twice", b.ID)
+		seen[b.ID] = true
+	}
+	assert.Len(t, p.Buffers, 3)
+	p, err = Read(strings.NewReader("\ufeffalloc a 16\n"), "bom.events")
+	require.NoError(t, err)
+	assert.Equal(t, "a", p.Buffers[0].ID)
+	_, err = Read(strings.NewReader("alloc a 16\nalloc caf\xe9 8\n"), "latin1.events")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "latin1.events:2: id")
+	assert.Contains(t, err.Error(), "not valid UTF-8")
+}

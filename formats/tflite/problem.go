@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/model"
@@ -123,12 +125,19 @@ func (m *Model) ArenaWith(opt ArenaOptions) (*Arena, error) {
 		kinds[i] = model.Output
 	}
 	a.Problem.Buffers = make([]model.Buffer, len(a.Tensors))
+	used := make(map[string]bool, len(a.Tensors))
 	for j, i := range a.Tensors {
 		t := &m.Tensors[i]
 		id := m.baseID(t)
 		if id == "" || ids[id] > 1 {
 			id += "#" + strconv.Itoa(t.Index)
 		}
+		// A tensor may be named like another's renaming ("x#1"): the
+		// renamed one moves on until its id is unique.
+		for used[id] {
+			id += "#" + strconv.Itoa(t.Index)
+		}
+		used[id] = true
 		a.Problem.Buffers[j] = model.Buffer{
 			ID:    id,
 			Start: int64(t.First) + 1,
@@ -193,10 +202,32 @@ func (a *Arena) addScratch(m *Model, opt ArenaOptions) error {
 }
 
 func (m *Model) baseID(t *Tensor) string {
+	name := validName(t.Name)
 	if t.Subgraph > 0 {
-		return "sg" + strconv.Itoa(t.Subgraph) + "/" + t.Name
+		return "sg" + strconv.Itoa(t.Subgraph) + "/" + name
 	}
-	return t.Name
+	return name
+}
+
+// validName is a tensor name as an id: bytes that are not UTF-8 are
+// written \xNN, so that every plan format (JSON needs UTF-8) carries the
+// id unchanged and the plan reads back.
+func validName(name string) string {
+	if utf8.ValidString(name) {
+		return name
+	}
+	var b strings.Builder
+	for i := 0; i < len(name); {
+		r, n := utf8.DecodeRuneInString(name[i:])
+		if r == utf8.RuneError && n <= 1 {
+			fmt.Fprintf(&b, "\\x%02x", name[i])
+			i++
+			continue
+		}
+		b.WriteString(name[i : i+n])
+		i += n
+	}
+	return b.String()
 }
 
 func alignUp(v int64) int64 { return (v + Alignment - 1) / Alignment * Alignment }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unicode/utf8"
 	"time"
 	"unsafe"
 
@@ -513,4 +514,25 @@ func FuzzWithOfflinePlan(f *testing.F) {
 		require.Equal(t, plan.Offsets, back.Offline.Offsets)
 		require.Equal(t, len(m.Tensors), len(back.Tensors))
 	})
+}
+
+// TestIDsUniqueAndUTF8: D16, a tensor named like another's renaming
+// ("x#1") no longer makes two buffers share an id; D9, a name that is not
+// UTF-8 becomes an id with \xNN escapes that every plan format carries.
+func TestIDsUniqueAndUTF8(t *testing.T) {
+	for _, name := range []string{"id_hash_collision.tflite", "id_latin1.tflite"} {
+		t.Run(name, func(t *testing.T) {
+			m := hostile(t, name)
+			a, err := m.Arena()
+			require.NoError(t, err)
+			seen := map[string]bool{}
+			for _, b := range a.Problem.Buffers {
+				assert.True(t, utf8.ValidString(b.ID), "id %q", b.ID)
+				assert.False(t, seen[b.ID], "id %q twice", b.ID)
+				seen[b.ID] = true
+			}
+		})
+	}
+	assert.Equal(t, `caf\xe9`, validName("caf\xe9"))
+	assert.Equal(t, "café", validName("café"))
 }
