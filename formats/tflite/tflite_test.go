@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"unicode/utf8"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/stretchr/testify/assert"
