@@ -214,6 +214,9 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err := applyPools(e, p, args[0]); err != nil {
 		return err
 	}
+	if err := checkTFLiteWritable(e, args[0], out, p); err != nil {
+		return err
+	}
 	if svg != "" || html != "" {
 		// Checked before solving, so that a long solve is not lost to it.
 		if n := len(p.Buffers); n > vizMaxBuffers {

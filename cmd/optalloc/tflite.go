@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/optalloc/optalloc/bounds"
 	"github.com/optalloc/optalloc/device"
 	"github.com/optalloc/optalloc/formats/tflite"
 	"github.com/optalloc/optalloc/heuristics"
@@ -35,6 +36,24 @@ func checkTFLiteOutput(e *env, input, out string) error {
 	}
 	if l, _ := e.flags.GetString("layout"); l == "blocks" {
 		return usageErr("-o %s: TFLite Micro's offline plan holds offsets; leave out --layout blocks", out)
+	}
+	return nil
+}
+
+// checkTFLiteWritable refuses, before planning, a -o OUT.tflite that could
+// not be written whatever the plan: a model keeping its buffers outside the
+// flatbuffer, or an arena whose lower bound already overflows the offline
+// plan's int32 offsets.
+func checkTFLiteWritable(e *env, input, out string, p *model.Problem) error {
+	t := e.tflite
+	if !isTFLitePath(out) || t == nil || t.path != input {
+		return nil
+	}
+	if err := t.model.Writable(); err != nil {
+		return &model.InputError{File: input, Msg: strings.TrimPrefix(err.Error(), input+" ")}
+	}
+	if lb := bounds.MaxLive(p); lb > 1<<31-1 {
+		return usageErr("-o %s: the arena needs at least %d bytes, past the int32 offsets of TFLite Micro's offline plan", out, lb)
 	}
 	return nil
 }

@@ -39,12 +39,12 @@ func (m *Model) WithOfflinePlan(plan *OfflinePlan) (out []byte, err error) {
 			panic(r)
 		}
 	}()
+	if err := m.Writable(); err != nil {
+		return nil, err
+	}
 	f, err := m.layout()
 	if err != nil {
 		return nil, err
-	}
-	if f.external >= 0 {
-		return nil, fmt.Errorf("%s keeps buffer data outside the flatbuffer (buffer %d): rewriting such a model is not supported", m.Name, f.external)
 	}
 	enc := plan.Encode()
 	if f.entry >= 0 {
@@ -55,6 +55,20 @@ func (m *Model) WithOfflinePlan(plan *OfflinePlan) (out []byte, err error) {
 		}
 	}
 	return f.prepend(enc)
+}
+
+// Writable reports why WithOfflinePlan would refuse the model whatever the
+// plan (buffers kept outside the flatbuffer), nil when it would not: a
+// caller can say so before planning.
+func (m *Model) Writable() error {
+	f, err := m.layout()
+	if err != nil {
+		return err
+	}
+	if f.external >= 0 {
+		return fmt.Errorf("%s keeps buffer data outside the flatbuffer (buffer %d): rewriting such a model is not supported", m.Name, f.external)
+	}
+	return nil
 }
 
 // Root table field ids (TFLite's schema, table Model).

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	flatbuffers "github.com/google/flatbuffers/go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -535,4 +536,21 @@ func TestIDsUniqueAndUTF8(t *testing.T) {
 	}
 	assert.Equal(t, `caf\xe9`, validName("caf\xe9"))
 	assert.Equal(t, "café", validName("café"))
+}
+
+// TestWritableRefusesExternalBuffers: a model keeping a buffer outside the
+// flatbuffer (the >2 GiB extension) is refused by Writable, so the CLI can
+// say so before planning, and by WithOfflinePlan.
+func TestWritableRefusesExternalBuffers(t *testing.T) {
+	mt := &schema.ModelT{Version: 3, Buffers: []*schema.BufferT{{}, {Offset: 4096, Size: 64}},
+		Subgraphs: []*schema.SubGraphT{{Tensors: []*schema.TensorT{{Name: "x", Shape: []int32{4}, Type: schema.TensorTypeINT8}}, Inputs: []int32{0}, Outputs: []int32{0}}}}
+	b := flatbuffers.NewBuilder(256)
+	b.FinishWithFileIdentifier(mt.Pack(b), []byte(Identifier))
+	m, err := Decode(b.FinishedBytes(), "external.tflite")
+	require.NoError(t, err)
+	assert.ErrorContains(t, m.Writable(), "outside the flatbuffer (buffer 1)")
+	_, err = m.WithOfflinePlan(planAll(m))
+	assert.ErrorContains(t, err, "outside the flatbuffer")
+	hello := hostile(t, "shared_meta_weight.tflite")
+	assert.NoError(t, hello.Writable())
 }
