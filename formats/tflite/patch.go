@@ -152,6 +152,30 @@ func vector(b []byte, pos int, slots []int, id, elem int) (int, int, error) {
 	return v + 4, n, nil
 }
 
+// tableAt is a table's position and field slots.
+type tableAt struct {
+	pos   int
+	slots []int
+}
+
+// tables returns the tables of the vector field id of the table at pos.
+func tables(b []byte, pos int, slots []int, id int) ([]tableAt, error) {
+	v, n, err := vector(b, pos, slots, id, 4)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]tableAt, n)
+	for i := range out {
+		if out[i].pos, err = deref(b, v+4*i); err != nil {
+			return nil, err
+		}
+		if out[i].slots, _, _, err = table(b, out[i].pos); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // layout finds the root table, the buffers and the metadata entries.
 func (m *Model) layout() (*fileLayout, error) {
 	b := m.data
@@ -163,42 +187,27 @@ func (m *Model) layout() (*fileLayout, error) {
 	if f.slots, f.vt, f.tsize, err = table(b, f.root); err != nil {
 		return nil, err
 	}
-	bv, nb, err := vector(b, f.root, f.slots, modelBuffers, 4)
+	bufs, err := tables(b, f.root, f.slots, modelBuffers)
 	if err != nil {
 		return nil, err
 	}
-	for i := range nb {
-		t, err := deref(b, bv+4*i)
-		if err != nil {
-			return nil, err
-		}
-		slots, _, _, err := table(b, t)
-		if err != nil {
-			return nil, err
-		}
-		if len(slots) > 1 && slots[1] != 0 && t+slots[1]+8 <= len(b) && binary.LittleEndian.Uint64(b[t+slots[1]:]) > 1 && f.external < 0 {
+	for i, t := range bufs {
+		if len(t.slots) > 1 && t.slots[1] != 0 && t.pos+t.slots[1]+8 <= len(b) && binary.LittleEndian.Uint64(b[t.pos+t.slots[1]:]) > 1 && f.external < 0 {
 			f.external = i
 		}
-		d, n, err := vector(b, t, slots, 0, 1)
+		d, n, err := vector(b, t.pos, t.slots, 0, 1)
 		if err != nil {
 			return nil, err
 		}
-		f.buffers = append(f.buffers, t)
+		f.buffers = append(f.buffers, t.pos)
 		f.data = append(f.data, [2]int{d, n})
 	}
-	mv, nm, err := vector(b, f.root, f.slots, modelMetadata, 4)
+	metas, err := tables(b, f.root, f.slots, modelMetadata)
 	if err != nil {
 		return nil, err
 	}
-	for i := range nm {
-		t, err := deref(b, mv+4*i)
-		if err != nil {
-			return nil, err
-		}
-		slots, _, _, err := table(b, t)
-		if err != nil {
-			return nil, err
-		}
+	for i, tab := range metas {
+		t, slots := tab.pos, tab.slots
 		name := ""
 		if len(slots) > 0 && slots[0] != 0 {
 			s, err := deref(b, t+slots[0])
