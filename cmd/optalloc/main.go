@@ -175,7 +175,7 @@ Commands:`)
 	fmt.Fprintln(w, `
 Inputs: MiniMalloc CSV (.csv), JSON problem (.json), model graph (.graph.json),
 TFLite model (.tflite), ONNX model (.onnx; --dim fixes symbolic dimensions),
-allocation trace (.events); "-" reads standard input (not ONNX).
+allocation trace (.events); "-" reads standard input (every format, sniffed).
 Exit codes: 0 success; 1 infeasible, invalid plan or failed check;
 2 bad usage or bad input (one line "file:line: what is wrong").
 Run 'optalloc help COMMAND' for the flags of a command.`)

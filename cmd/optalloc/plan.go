@@ -25,7 +25,7 @@ func init() {
 		summary: "plan a problem: offsets with the smallest peak found, lower bound and proof status",
 		long: `INPUT is a MiniMalloc CSV (.csv), a JSON problem (.json), a model graph
 (.graph.json), a TFLite model (.tflite), an ONNX model (.onnx) or an
-allocation trace (.events); "-" reads standard input (not ONNX).
+allocation trace (.events); "-" reads standard input (every format, sniffed).
 
 An .onnx model is planned as the tensors computed at run time (initializers
 and constant-folded tensors are weights, outside the arena), with shapes from

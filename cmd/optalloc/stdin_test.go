@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestModelsOnStdin (issue 35 item 9): the help said standard input takes
+// no ONNX model; it takes every format, models included, sniffed — and
+// plans them as from a file (a TFLite model with its scratch buffers).
+func TestModelsOnStdin(t *testing.T) {
+	code, stdout, _ := cli(t, "", "help", "plan")
+	require.Equal(t, 0, code)
+	assert.NotContains(t, stdout, "not ONNX")
+	assert.Contains(t, stdout, `"-" reads standard input (every format, sniffed)`)
+
+	onnxModel := filepath.Join("..", "..", "..", "shared", "models", "onnx", "silero_vad_v5.onnx")
+	data, err := os.ReadFile(onnxModel)
+	if err != nil {
+		t.Skip("the shared ONNX model is absent")
+	}
+	code, _, stderr := cli(t, string(data), "plan", "-", "--dim", "input:0=1", "--dim", "input:1=576", "--dim", "state:1=1", "--dim", "sr=16000")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "peak=10497 ")
+
+	in := needTFLite(t, "keyword_scrambled_8bit.tflite")
+	data, err = os.ReadFile(in)
+	require.NoError(t, err)
+	code, _, stderr = cli(t, string(data), "plan", "-")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "peak=672 ")
+	assert.Contains(t, stderr, " scratch=14")
+}
