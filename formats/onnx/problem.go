@@ -198,6 +198,9 @@ func (in *inferer) arena() (*Arena, error) {
 	for _, v := range in.values {
 		if v.weight {
 			a.Weights++
+			if n, ok := elements(v.shape); !ok || fixedWidth(v.elem) && !fits(v.elem, n) {
+				return nil, in.fail("tensor %s: its shape %v of %s has more bytes than int64 holds", where(v), v.shape, TypeName(v.elem))
+			}
 			continue
 		}
 		if v.first < 0 {
@@ -215,12 +218,10 @@ func (in *inferer) arena() (*Arena, error) {
 		ids[v] = id
 	}
 	buffers := make([]model.Buffer, 0, len(planned))
+	var total int64
 	for _, v := range planned {
 		n, ok := elements(v.shape)
-		where := v.String()
-		if v.node != nil {
-			where += fmt.Sprintf(" (output %d of node %s)", v.out, nodeName(v.node))
-		}
+		where := where(v)
 		if !ok {
 			return nil, in.fail("tensor %s: shape %v overflows", where, v.shape)
 		}
@@ -230,6 +231,9 @@ func (in *inferer) arena() (*Arena, error) {
 		size, ok := tensorBytes(v.elem, n)
 		if !ok {
 			return nil, in.fail("tensor %s: %d elements of %s overflow", where, n, TypeName(v.elem))
+		}
+		if total, ok = addDim(total, size); !ok {
+			return nil, in.fail("tensor %s: the sizes of the tensors up to this one add up to more than 2^63-1 bytes", where)
 		}
 		v.buffer = len(buffers)
 		kind := kinds[v]
@@ -300,4 +304,19 @@ func (in *inferer) orderedNodes() []*Node {
 	}
 	walk(in.m.Graph)
 	return out
+}
+
+// where names a tensor for messages: "NAME" (output K of node N).
+func where(v *value) string {
+	if v.node != nil {
+		return fmt.Sprintf("%v (output %d of node %s)", v, v.out, nodeName(v.node))
+	}
+	return v.String()
+}
+
+// fits reports whether n elements of the fixed-width type t have a byte
+// size that fits in an int64.
+func fits(t int32, n int64) bool {
+	_, ok := tensorBytes(t, n)
+	return ok
 }
