@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/model"
@@ -206,6 +207,9 @@ func (in *inferer) arena() (*Arena, error) {
 		if v.first < 0 {
 			continue // in a branch that is not planned
 		}
+		if !utf8.ValidString(v.name) {
+			return nil, in.fail("tensor %s: its name is not valid UTF-8 (a plan names each buffer by its tensor's name, and JSON plans must be UTF-8)", where(v))
+		}
 		count[v.name]++
 		planned = append(planned, v)
 	}
@@ -245,9 +249,10 @@ func (in *inferer) arena() (*Arena, error) {
 	// chain (each inside the previous one), so no two members of a group
 	// are siblings that the validator would have to keep apart.
 	tail := map[*value]*value{}
+	roots := map[*value]*value{} // each view's root, so a chain of views is linear
 	root := func(v *value) *value {
-		for v.view != nil {
-			v = v.view
+		if r := roots[v]; r != nil {
+			return r
 		}
 		return v
 	}
@@ -272,7 +277,7 @@ func (in *inferer) arena() (*Arena, error) {
 			continue
 		}
 		y.view = p
-		tail[r] = y
+		tail[r], roots[y] = y, r
 		buffers[y.buffer].Alias = &model.Alias{Parent: ids[p]}
 		a.Views++
 	}
