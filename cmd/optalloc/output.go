@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 )
@@ -175,6 +177,10 @@ func checkWritable(paths ...string) error {
 		}
 		dir := filepath.Dir(t)
 		dfi, err := os.Stat(dir)
+		if errors.Is(err, iofs.ErrNotExist) {
+			// outputs never create folders: say which one is missing
+			return usageErr("cannot write %s: the folder %s does not exist (create it first: mkdir -p %s)", path, dir, dir)
+		}
 		if err != nil {
 			return usageErr("cannot write %s: %v", path, unwrapErr(err))
 		}
