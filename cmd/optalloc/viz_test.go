@@ -173,3 +173,30 @@ func TestVizPlanAloneHasNoFalseViolations(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Empty(t, stderr)
 }
+
+// TestPlanOutputBySuffix (issue 35, item 7): -o plan.svg and -o plan.html
+// draw the picture (they used to hold a CSV); an unknown suffix or none is
+// refused before solving, listing the known ones, and nothing is written.
+func TestPlanOutputBySuffix(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, prefix string }{{"plan.svg", "<svg"}, {"plan.HTML", "<!DOCTYPE html>"}, {"plan.csv", "id,"}, {"plan.json", "{"}} {
+		out := filepath.Join(dir, tc.name)
+		code, _, stderr := toolRun(t, "plan", "../../examples/tiny-cnn.csv", "-o", out, "--quiet")
+		require.Equal(t, 0, code, stderr)
+		assert.True(t, strings.HasPrefix(readFile(t, out), tc.prefix), tc.name)
+	}
+	for _, tc := range []struct{ name, want string }{
+		{"out.txt", `: suffix ".txt"; the plan's format is chosen by the suffix: .csv, .json, .tflite, .svg, .html`},
+		{"plan", ": no suffix; the plan's format is chosen by the suffix: .csv, .json, .tflite, .svg, .html"},
+	} {
+		out := filepath.Join(dir, tc.name)
+		code, stdout, stderr := toolRun(t, "plan", "../../examples/tiny-cnn.csv", "-o", out)
+		assert.Equal(t, 2, code)
+		assert.Empty(t, stdout)
+		assert.Equal(t, "optalloc plan: -o "+out+tc.want+"\n", stderr)
+		assert.NoFileExists(t, out)
+	}
+	code, _, stderr := toolRun(t, "plan", "../../examples/tiny-cnn.csv", "-o", filepath.Join(dir, "a.svg"), "--svg", filepath.Join(dir, "b.svg"))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "both draw a picture")
+}
