@@ -47,3 +47,17 @@ func TestPlanToJSONCarriesWhatCheckingNeeds(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Equal(t, []JSONPlacement{{ID: "a", Size: 8, End: 2}}, jp.Placements)
 }
+
+// TestModelGraphUnderJSONName (issue 35, item 8): a model graph saved as
+// net.json is read as a JSON problem; the error says what it looks like
+// and how to name it.
+func TestModelGraphUnderJSONName(t *testing.T) {
+	for _, data := range []string{
+		`{"name": "net", "tensors": [{"name": "x", "shape": [4], "dtype": "float32"}], "ops": []}`,
+		`{"ops": [], "tensors": []}`,
+	} {
+		_, err := Read(bytes.NewReader([]byte(data)), "net.json")
+		assert.ErrorContains(t, err, "net.json:1: unknown field")
+		assert.ErrorContains(t, err, "(want buffers, pools): this looks like a model graph (tensors and ops); name it .graph.json")
+	}
+}
