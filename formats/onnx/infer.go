@@ -71,7 +71,16 @@ type inferer struct {
 	// each control-flow body's output values.
 	ins, outs map[*Node][]*value
 	bodyOuts  map[*Graph][]*value
+	// held counts the dimensions and folded values of the tensors inferred
+	// so far: bounded by the file's size (budget), so that a small file
+	// cannot make shape inference hold gigabytes (a chain of Neg on a
+	// 4 096-value constant, of Transpose on a rank-65 536 input).
+	held int64
 }
+
+// budget is the most dimensions and folded values that the inferred
+// tensors may hold together: 4 M, plus 8 per byte of the file.
+func (in *inferer) budget() int64 { return 1<<22 + 8*in.m.FileBytes }
 
 func (in *inferer) newValue(name string, g *Graph) *value {
 	v := &value{name: name, graph: g, first: -1, last: -1, buffer: -1}
@@ -294,6 +303,9 @@ func (in *inferer) graph(g *Graph, sc *scope) error {
 			}
 			if v.elem == TypeUndefined {
 				return in.fail("tensor %q (output %d of node %s): its element type is unknown", name, k, nodeName(n))
+			}
+			if in.held += int64(len(v.shape) + len(v.ints)); in.held > in.budget() {
+				return in.fail("tensor %q (output %d of node %s): the inferred shapes and values hold more than %d numbers, more than a file of %d bytes describes", name, k, nodeName(n), in.budget(), in.m.FileBytes)
 			}
 			sc.vals[name] = v
 		}
