@@ -72,3 +72,24 @@ func ceilDiv(a, b int64) int64 {
 	}
 	return q
 }
+
+// subChecked is a-b; false on overflow (folded shape arithmetic).
+func subChecked(a, b int64) (int64, bool) {
+	d := a - b
+	if (b > 0 && d > a) || (b < 0 && d < a) {
+		return 0, false
+	}
+	return d, true
+}
+
+// mulChecked is a×b for any signs; false on overflow.
+func mulChecked(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	p := a * b
+	if p/b != a || a == -1 && b == math.MinInt64 || b == -1 && a == math.MinInt64 {
+		return 0, false
+	}
+	return p, true
+}

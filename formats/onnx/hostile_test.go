@@ -140,3 +140,23 @@ func TestInferenceHeldIsBoundedByTheFile(t *testing.T) {
 	assert.IsType(t, &model.InputError{}, err)
 	assert.Contains(t, err.Error(), "the inferred shapes and values hold more than")
 }
+
+// TestFoldedShapeArithmeticIsChecked: shape values computed from constants
+// (Mul, Add, Sub, Div, Neg) that overflow are not folded, so the shape
+// they feed is an error instead of a wrapped size (Expand to 2^32 × 2^32
+// used to be 0 elements).
+func TestFoldedShapeArithmeticIsChecked(t *testing.T) {
+	for _, tc := range []struct {
+		op   string
+		a, b int64
+	}{{"Mul", 1 << 32, 1 << 32}, {"Add", 1<<63 - 1, 1}, {"Sub", -(1 << 62), 1<<63 - 1}, {"Div", -1 << 63, -1}} {
+		g := &pb.GraphProto{Name: proto.String("fold"),
+			Node:        []*pb.NodeProto{op(tc.op, []string{"a", "b"}, []string{"s"}), op("Expand", []string{"x", "s"}, []string{"y"})},
+			Initializer: []*pb.TensorProto{i64("a", tc.a), i64("b", tc.b)},
+			Input:       []*pb.ValueInfoProto{tinfo("x", TypeFloat, 1)},
+			Output:      []*pb.ValueInfoProto{untyped("y", TypeFloat)}}
+		_, err := arenaOf(t, g, nil)
+		require.Error(t, err, tc.op)
+		assert.Contains(t, err.Error(), `tensor "y" (output 0 of node "y_op" (Expand)): its shape is unknown: its shape (input "s") is not a constant`, tc.op)
+	}
+}

@@ -357,7 +357,7 @@ func (c *opCtx) negate() ([]*value, error) {
 		return nil, err
 	}
 	out := shaped(x.elem, x.shape)
-	if x.ints != nil {
+	if x.ints != nil && !slices.Contains(x.ints, math.MinInt64) { // -MinInt64 overflows: not folded
 		v := make([]int64, len(x.ints))
 		for i, a := range x.ints {
 			v[i] = -a

@@ -3,6 +3,7 @@ package onnx
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -248,18 +249,18 @@ var predicate = set("IsNaN", "IsInf")
 var logical = set("And", "Or", "Xor")
 
 var arith = map[string]func(a, b int64) (int64, bool){
-	"Add": func(a, b int64) (int64, bool) { return a + b, true },
-	"Sub": func(a, b int64) (int64, bool) { return a - b, true },
-	"Mul": func(a, b int64) (int64, bool) { return a * b, true },
+	"Add": addDim,
+	"Sub": subChecked,
+	"Mul": mulChecked,
 	"Div": func(a, b int64) (int64, bool) {
-		if b == 0 {
+		if b == 0 || b == -1 && a == math.MinInt64 {
 			return 0, false
 		}
 		return a / b, true
 	},
 	"Max":        func(a, b int64) (int64, bool) { return max(a, b), true },
 	"Min":        func(a, b int64) (int64, bool) { return min(a, b), true },
-	"Sum":        func(a, b int64) (int64, bool) { return a + b, true },
+	"Sum":        addDim,
 	"Pow":        nil,
 	"Mod":        nil,
 	"Mean":       nil,

@@ -28,9 +28,15 @@ func init() {
 			} else if isInt(to) && x.flts != nil {
 				v := make([]int64, len(x.flts))
 				for i, f := range x.flts {
+					if math.IsNaN(f) || f >= math.MaxInt64 || f < math.MinInt64 {
+						v = nil // not an integer: not folded
+						break
+					}
 					v[i] = int64(f)
 				}
-				out = withInts(out, v)
+				if v != nil {
+					out = withInts(out, v)
+				}
 			}
 			return []*value{out}, nil
 		},
