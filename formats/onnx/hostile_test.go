@@ -160,3 +160,18 @@ func TestFoldedShapeArithmeticIsChecked(t *testing.T) {
 		assert.Contains(t, err.Error(), `tensor "y" (output 0 of node "y_op" (Expand)): its shape is unknown: its shape (input "s") is not a constant`, tc.op)
 	}
 }
+
+// TestDeclaredShapeOfAWeightIsNotChecked: a value_info contradicting the
+// inferred shape is an error for an arena tensor (lying_vi), but a folded
+// constant is not planned, so its inferred shape is kept.
+func TestDeclaredShapeOfAWeightIsNotChecked(t *testing.T) {
+	g := &pb.GraphProto{Name: proto.String("w"),
+		Node:        []*pb.NodeProto{op("Neg", []string{"c"}, []string{"n"}), op("Add", []string{"x", "n"}, []string{"y"})},
+		Initializer: []*pb.TensorProto{f32("c", 4)},
+		Input:       []*pb.ValueInfoProto{tinfo("x", TypeFloat, 4)},
+		Output:      []*pb.ValueInfoProto{untyped("y", TypeFloat)},
+		ValueInfo:   []*pb.ValueInfoProto{tinfo("n", TypeFloat, 2)}}
+	a, err := arenaOf(t, g, nil)
+	require.NoError(t, err)
+	assert.Equal(t, int64(16), a.Problem.Buffers[1].Size)
+}

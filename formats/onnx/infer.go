@@ -287,7 +287,8 @@ func (in *inferer) graph(g *Graph, sc *scope) error {
 				if elem != TypeUndefined {
 					v.elem = elem
 				}
-				if known && v.known && !slices.Equal(shape, v.shape) {
+				if known && v.known && !slices.Equal(shape, v.shape) && !v.weight {
+					// (a weight is not planned: its inferred shape is kept)
 					return in.fail("tensor %q (output %d of node %s): the model declares shape %v, but the node gives %v", name, k, nodeName(n), shape, v.shape)
 				}
 				if known && !v.known {
