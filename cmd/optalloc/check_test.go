@@ -186,3 +186,21 @@ func TestCheckFailureWritesNoBaseline(t *testing.T) {
 	code, _, stderr = toolRun(t, "check", "--write-baseline", filepath.Join(dir, "no", "such", "b.json"), in)
 	assert.Equal(t, 2, code, stderr)
 }
+
+// TestWriteBaselineIntoAMissingFolder (issue 35, item 6): docs/tools.md's
+// check … --write-baseline ci/x.json in a fresh clone, where ci/ does not
+// exist, says in one line which folder to create, before solving (outputs
+// never create folders); the docs now run mkdir -p ci first.
+func TestWriteBaselineIntoAMissingFolder(t *testing.T) {
+	dir := t.TempDir()
+	ci := filepath.Join(dir, "ci")
+	out := filepath.Join(ci, "x.json")
+	code, stdout, stderr := cli(t, "", "check", "../../examples/tiny-cnn.csv", "--write-baseline", out)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, "optalloc check: cannot write "+out+": the folder "+ci+" does not exist (create it first: mkdir -p "+ci+")\n", stderr)
+	require.NoError(t, os.Mkdir(ci, 0o755))
+	code, _, stderr = cli(t, "", "check", "../../examples/tiny-cnn.csv", "--write-baseline", out)
+	require.Equal(t, 0, code, stderr)
+	assert.FileExists(t, out)
+}

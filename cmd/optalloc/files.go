@@ -15,7 +15,14 @@ import (
 // signal (Ctrl-C, SIGTERM, SIGHUP) while it reads stops the command at once
 // (exit 1): there is no plan yet to keep.
 func loadProblem(e *env, path string) (*model.Problem, error) {
-	load := func() (*model.Problem, error) {
+	load := func() (p *model.Problem, err error) {
+		defer func() {
+			// a reader that panics (a bug) gives one line and exit 1, not
+			// a stack trace from the goroutine below
+			if r := recover(); r != nil {
+				p, err = nil, failure("reading %s failed: %v (a bug in optalloc; please report it with the file)", path, r)
+			}
+		}()
 		if path == "-" {
 			data, err := io.ReadAll(e.stdin)
 			if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/optalloc/optalloc/formats"
+	"github.com/optalloc/optalloc/model"
 )
 
 const sileroPath = "../../../shared/models/onnx/silero_vad_v5.onnx"
@@ -71,4 +75,47 @@ func TestONNXOnStdin(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Empty(t, stdout)
 	assert.Equal(t, "<stdin>: the graph inputs have dimensions without a size: input:0, input:1, state:1 (give each with --dim NAME=VALUE; an unnamed dimension is INPUT:AXIS)\n", stderr)
+}
+
+func init() {
+	formats.Register(".panicky", func(io.Reader, string) (*model.Problem, error) { panic("index out of range [3] with length 2") })
+}
+
+// TestReaderPanicIsOneLine: a reader that panics (a bug) ends the command
+// with one line and exit 1, not a goroutine's stack trace.
+func TestReaderPanicIsOneLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.panicky")
+	require.NoError(t, os.WriteFile(path, []byte("x"), 0o644))
+	code, stdout, stderr := cli(t, "", "bounds", path)
+	assert.Equal(t, 1, code)
+	assert.Empty(t, stdout)
+	assert.Equal(t, "optalloc bounds: reading "+path+" failed: index out of range [3] with length 2 (a bug in optalloc; please report it with the file)\n", stderr)
+}
+
+// TestHostileONNXFiles: every crafted ONNX file of issue 36 about shapes
+// (D3, D4, D5, D15) gives exit 2, one line naming the file, and writes
+// nothing (they used to panic, run unbounded, say "a bug" or plan
+// undersized tensors with exit 0).
+func TestHostileONNXFiles(t *testing.T) {
+	dir := "../../../shared/hostile/onnx"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("hostile inputs not found at %s", dir)
+	}
+	for _, name := range []string{"input_noshape", "lying_vi", "tile_wrap", "concat_wrap", "convT_wrap", "pool_dil_wrap", "d2s_div0",
+		"d2s_odd", "s2d_big", "flatten_ovf", "range_max", "range_nan", "range_dim", "split_2e8", "split_huge", "sum_overflow", "id_latin1"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name+".onnx")
+			out := filepath.Join(t.TempDir(), "plan.csv")
+			args := []string{"plan", path, "-o", out, "--time-limit", "2s"}
+			if name == "range_dim" {
+				args = append(args, "--dim", "n=9223372036854775807")
+			}
+			code, stdout, stderr := cli(t, "", args...)
+			assert.Equal(t, 2, code, stderr)
+			assert.Empty(t, stdout)
+			assert.True(t, strings.HasPrefix(stderr, path+": "), stderr)
+			assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+			assert.NoFileExists(t, out)
+		})
+	}
 }

@@ -3,10 +3,14 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // Outputs. Every output flag of every command goes through writeOutput and
@@ -175,6 +179,10 @@ func checkWritable(paths ...string) error {
 		}
 		dir := filepath.Dir(t)
 		dfi, err := os.Stat(dir)
+		if errors.Is(err, iofs.ErrNotExist) {
+			// outputs never create folders: say which one is missing
+			return usageErr("cannot write %s: the folder %s does not exist (create it first: mkdir -p %s)", path, dir, dir)
+		}
 		if err != nil {
 			return usageErr("cannot write %s: %v", path, unwrapErr(err))
 		}
@@ -306,4 +314,41 @@ func (e *env) abort() {
 		}
 	}
 	e.staged = nil
+}
+
+// planSuffixes are the formats plan -o writes, by suffix.
+var planSuffixes = []string{".csv", ".json", ".tflite", ".svg", ".html"}
+
+// outputBySuffix chooses what plan -o writes from the file's suffix: a CSV
+// or JSON plan, a .tflite model, or a picture (-o x.svg is --svg x.svg,
+// -o x.html is --html x.html). Any other suffix is refused with the list of
+// known ones, before solving, so that -o plan.txt never silently holds a
+// CSV. "-" (standard output) and an existing device, FIFO or link to one
+// are written as CSV, as before.
+func outputBySuffix(out, svg, html string) (string, string, string, error) {
+	if out == "" || out == "-" {
+		return svg, html, out, nil
+	}
+	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return svg, html, out, nil
+	}
+	ext := strings.ToLower(filepath.Ext(out))
+	switch ext {
+	case ".csv", ".json", ".tflite":
+		return svg, html, out, nil
+	case ".svg", ".html":
+		other := map[string]string{".svg": svg, ".html": html}[ext]
+		if other != "" {
+			return "", "", "", usageErr("-o %s and --%s %s both draw a picture; give one", out, ext[1:], other)
+		}
+		if ext == ".svg" {
+			return out, html, "", nil
+		}
+		return svg, out, "", nil
+	}
+	what := "suffix " + strconv.Quote(ext)
+	if ext == "" {
+		what = "no suffix"
+	}
+	return "", "", "", usageErr("-o %s: %s; the plan's format is chosen by the suffix: %s", out, what, strings.Join(planSuffixes, ", "))
 }

@@ -85,7 +85,7 @@ func planFlags(fs *pflag.FlagSet) {
 	fs.Var(new(byteSize), "capacity", "decide whether the plan fits in this many bytes (e.g. 1048576 or 1MiB); 0 = minimise")
 	fs.Duration("time-limit", 10*time.Second, "stop after this much wall time from the start (reading the input included) and return the best plan found; 0 = no limit")
 	fs.String("method", "auto", "auto (heuristics, then the exact race) | exact | bnb | sat | heuristic (the portfolio) | a planner name")
-	fs.StringP("output", "o", "", "write the plan to this file (.csv: input columns plus offset; .json: JSON plan; .tflite: a copy of the input .tflite model carrying the plan as TFLite Micro's offline plan; - = stdout)")
+	fs.StringP("output", "o", "", "write the plan to this file (by suffix: .csv: input columns plus offset; .json: JSON plan; .tflite: a copy of the input .tflite model carrying the plan as TFLite Micro's offline plan; .svg, .html: a picture, as --svg/--html; - = stdout, CSV)")
 	fs.String("svg", "", "also draw the plan as an SVG picture")
 	fs.String("html", "", "also draw the plan as a self-contained HTML page with hover and zoom")
 	fs.Bool("json", false, "print the result as JSON on stdout")
@@ -167,6 +167,10 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	out, _ := fs.GetString("output")
 	svg, _ := fs.GetString("svg")
 	html, _ := fs.GetString("html")
+	svg, html, out, suffixErr := outputBySuffix(out, svg, html) // -o's format by suffix (output.go)
+	if suffixErr != nil {
+		return suffixErr
+	}
 	asJSON, _ := fs.GetBool("json")
 	quiet, _ := fs.GetBool("quiet")
 	threads, _ := fs.GetInt("threads")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -26,8 +27,9 @@ func init() {
 		args:    "PLAN",
 		summary: "draw a plan: SVG picture or self-contained HTML page with hover and zoom",
 		long: `PLAN is a plan as 'plan -o' writes it: a CSV (id, lower, upper, size, offset
-and, with several pools, pool) or a JSON plan; both carry the lifetimes and
-sizes, so PLAN alone is enough. With --problem INPUT, PLAN may be any plan
+and, where the problem has them, pool, granted and max_size, alias and
+alias_delta) or a JSON plan; both carry the lifetimes, sizes, alias groups
+and elastic limits, so PLAN alone is enough. With --problem INPUT, PLAN may be any plan
 file verify accepts (id and offset columns) and lifetimes come from INPUT.
 
 The picture has time on x and addresses on y, one rectangle per buffer,
@@ -108,7 +110,13 @@ func runViz(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if vs := verify.Check(p, plan); len(vs) > 0 {
-		fmt.Fprintf(e.stderr, "optalloc viz: warning: the plan is invalid (%d violations, first: %s); drawing it anyway\n", len(vs), vs[0])
+		hint := ""
+		if problem == "" {
+			// a plan written before plan files carried alias groups and
+			// elastic limits cannot tell views from overlaps
+			hint = " (checked against the plan file alone; if it was written by an older optalloc, give --problem INPUT)"
+		}
+		fmt.Fprintf(e.stderr, "optalloc viz: warning: the plan is invalid (%d violations, first: %s)%s; drawing it anyway\n", len(vs), vs[0], hint)
 	}
 	if len(p.Buffers) > 0 {
 		if opt := vizOptions(e.flags); opt.MaxBuffers == 0 && len(p.Buffers) > 200000 {
@@ -172,12 +180,16 @@ func problemFromPlanCSV(data []byte, name string) (*model.Problem, error) {
 		return nil, &model.InputError{File: name, Msg: "not a plan CSV (give --problem INPUT for a plan without lifetimes)"}
 	}
 	poolCol, hasOffset := -1, false
+	col := map[string]int{}
 	for i, h := range recs[0] {
-		switch strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))) {
+		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+		switch h {
 		case "pool":
 			poolCol = i
 		case "offset":
 			hasOffset = true
+		case "id", "buffer", "buffer_id", "granted", "max_size", "alias", "alias_delta":
+			col[h] = i
 		}
 	}
 	if !hasOffset {
@@ -185,6 +197,9 @@ func problemFromPlanCSV(data []byte, name string) (*model.Problem, error) {
 	}
 	p, err := csvfmt.Read(bytes.NewReader(data), name)
 	if err != nil {
+		return nil, err
+	}
+	if err := planCSVExtras(p, recs, col, name); err != nil {
 		return nil, err
 	}
 	if poolCol >= 0 {
@@ -222,7 +237,17 @@ func planFromJSON(data []byte, name string) (*model.Problem, *model.Plan, error)
 				p.Pools = append(p.Pools, model.Pool{Name: q.Pool, Rank: k})
 			}
 		}
-		p.Buffers = append(p.Buffers, model.Buffer{ID: q.ID, Start: q.Start, End: q.End, Size: q.Size})
+		b := model.Buffer{ID: q.ID, Start: q.Start, End: q.End, Size: q.Size}
+		if q.MaxSize > 0 {
+			b.Size, b.MaxSize = q.MinSize, q.MaxSize
+		}
+		if q.Alias != nil {
+			b.Alias = &model.Alias{Parent: q.Alias.Parent, Delta: q.Alias.Delta}
+		}
+		for _, g := range q.Gaps {
+			b.Gaps = append(b.Gaps, model.Gap(g))
+		}
+		p.Buffers = append(p.Buffers, b)
 		plan.Placements = append(plan.Placements, model.Placement{Offset: q.Offset, Pool: k, Size: q.Size})
 	}
 	if len(p.Buffers) == 0 {
@@ -232,4 +257,76 @@ func planFromJSON(data []byte, name string) (*model.Problem, *model.Plan, error)
 		return nil, nil, err
 	}
 	return p, plan, nil
+}
+
+// planCSVExtras reads what a plan CSV carries beyond the problem columns:
+// max_size (the elastic buffers' limit) and alias, alias_delta (the alias
+// groups: views that share their parent's bytes on purpose). A plan written
+// before these columns existed has granted sizes without max_size: each
+// granted size is then taken as its buffer's limit, so the plan is drawn
+// without a false "too big".
+func planCSVExtras(p *model.Problem, recs [][]string, col map[string]int, name string) error {
+	idCol := -1
+	for _, h := range []string{"id", "buffer", "buffer_id"} {
+		if k, ok := col[h]; ok && idCol < 0 {
+			idCol = k
+		}
+	}
+	_, hasGranted := col["granted"]
+	_, hasMax := col["max_size"]
+	_, hasAlias := col["alias"]
+	if idCol < 0 || !hasGranted && !hasAlias {
+		return nil
+	}
+	index := p.Index()
+	cell := func(r []string, h string) string {
+		if k, ok := col[h]; ok && k < len(r) {
+			return strings.TrimSpace(r[k])
+		}
+		return ""
+	}
+	num := func(line int, r []string, h string) (int64, error) {
+		v := cell(r, h)
+		if v == "" {
+			return 0, nil
+		}
+		x, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || x < 0 {
+			return 0, &model.InputError{File: name, Line: line, Msg: fmt.Sprintf("plan: %s %q is not a non-negative integer", h, v)}
+		}
+		return x, nil
+	}
+	for k, r := range recs[1:] {
+		line := k + 2
+		if idCol >= len(r) {
+			continue
+		}
+		i, ok := index[strings.TrimSpace(r[idCol])]
+		if !ok {
+			continue
+		}
+		b := &p.Buffers[i]
+		limit, err := num(line, r, "max_size")
+		if err != nil {
+			return err
+		}
+		if !hasMax {
+			if limit, err = num(line, r, "granted"); err != nil {
+				return err
+			}
+		}
+		if limit > b.Size {
+			b.MaxSize = limit
+		}
+		if parent := cell(r, "alias"); parent != "" {
+			delta, err := num(line, r, "alias_delta")
+			if err != nil {
+				return err
+			}
+			// the offset column read as a pin is the plan's offset: an
+			// alias member's follows from its parent's
+			b.Alias, b.Pin = &model.Alias{Parent: parent, Delta: delta}, nil
+		}
+	}
+	return p.Validate()
 }

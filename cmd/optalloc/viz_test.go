@@ -121,3 +121,82 @@ func TestVizUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestVizPlanAloneHasNoFalseViolations (issue 35, item 2): right after the
+// README's commands, viz PLAN used to warn of 18 violations on a valid plan
+// (a reshape alias read as an overlap, elastic scratch read as too big);
+// ONNX plans with views the same. Plan files now carry the alias groups
+// and the elastic limits; a plan written before still reads, its granted
+// sizes taken as limits, and a warning then suggests --problem.
+func TestVizPlanAloneHasNoFalseViolations(t *testing.T) {
+	dir := t.TempDir()
+	inputs := [][]string{{"../../examples/resnet18.graph.json"}}
+	if _, err := os.Stat(sileroPath); err == nil {
+		inputs = append(inputs, append([]string{sileroPath}, sileroDims...))
+	}
+	for _, in := range inputs {
+		for _, out := range []string{"plan.csv", "plan.json"} {
+			t.Run(filepath.Base(in[0])+"/"+out, func(t *testing.T) {
+				path := filepath.Join(dir, out)
+				args := append([]string{"plan", in[0], "-o", path, "--time-limit", "2s", "--quiet"}, in[1:]...)
+				code, _, stderr := toolRun(t, args...)
+				require.Equal(t, 0, code, stderr)
+				code, svg, stderr := toolRun(t, "viz", path, "--svg", "-")
+				require.Equal(t, 0, code, stderr)
+				assert.Empty(t, stderr, "a valid plan draws without warnings")
+				assert.True(t, strings.HasPrefix(svg, "<svg"))
+				code, stdout, stderr := toolRun(t, append([]string{"verify", in[0], path}, in[1:]...)...)
+				require.Equal(t, 0, code, stderr)
+				assert.Contains(t, stdout, "valid")
+			})
+		}
+	}
+
+	// a plan CSV as written before: granted without max_size, no alias columns
+	path := filepath.Join(dir, "plan.csv")
+	code, _, stderr := toolRun(t, "plan", "../../examples/resnet18.graph.json", "-o", path, "--quiet")
+	require.Equal(t, 0, code, stderr)
+	var old strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(readFile(t, path)), "\n") {
+		f := strings.Split(line, ",")
+		old.WriteString(strings.Join(f[:len(f)-3], ",") + "\n")
+	}
+	require.True(t, strings.HasPrefix(old.String(), "id,lower,upper,size,alignment,offset,granted\n"), old.String()[:80])
+	oldPath := filepath.Join(dir, "old.csv")
+	require.NoError(t, os.WriteFile(oldPath, []byte(old.String()), 0o644))
+	code, _, stderr = toolRun(t, "viz", oldPath, "--svg", "-")
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stderr, "elastic-range", "granted sizes of an old plan are not called too big")
+	assert.Contains(t, stderr, "overlap")
+	assert.Contains(t, stderr, "if it was written by an older optalloc, give --problem INPUT")
+	code, _, stderr = toolRun(t, "viz", oldPath, "--problem", "../../examples/resnet18.graph.json", "--svg", "-")
+	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, stderr)
+}
+
+// TestPlanOutputBySuffix (issue 35, item 7): -o plan.svg and -o plan.html
+// draw the picture (they used to hold a CSV); an unknown suffix or none is
+// refused before solving, listing the known ones, and nothing is written.
+func TestPlanOutputBySuffix(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, prefix string }{{"plan.svg", "<svg"}, {"plan.HTML", "<!DOCTYPE html>"}, {"plan.csv", "id,"}, {"plan.json", "{"}} {
+		out := filepath.Join(dir, tc.name)
+		code, _, stderr := toolRun(t, "plan", "../../examples/tiny-cnn.csv", "-o", out, "--quiet")
+		require.Equal(t, 0, code, stderr)
+		assert.True(t, strings.HasPrefix(readFile(t, out), tc.prefix), tc.name)
+	}
+	for _, tc := range []struct{ name, want string }{
+		{"out.txt", `: suffix ".txt"; the plan's format is chosen by the suffix: .csv, .json, .tflite, .svg, .html`},
+		{"plan", ": no suffix; the plan's format is chosen by the suffix: .csv, .json, .tflite, .svg, .html"},
+	} {
+		out := filepath.Join(dir, tc.name)
+		code, stdout, stderr := toolRun(t, "plan", "../../examples/tiny-cnn.csv", "-o", out)
+		assert.Equal(t, 2, code)
+		assert.Empty(t, stdout)
+		assert.Equal(t, "optalloc plan: -o "+out+tc.want+"\n", stderr)
+		assert.NoFileExists(t, out)
+	}
+	code, _, stderr := toolRun(t, "plan", "../../examples/tiny-cnn.csv", "-o", filepath.Join(dir, "a.svg"), "--svg", filepath.Join(dir, "b.svg"))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "both draw a picture")
+}

@@ -319,8 +319,9 @@ func FormatGaps(gaps []model.Gap) string {
 
 // Write writes the problem in MiniMalloc's CSV format: id, lower, upper,
 // size, the optional columns the input had (or that the buffers need), and —
-// when plan is non-nil — the offset of every buffer (plus pool and size
-// columns when the problem has several pools or elastic buffers). Without a
+// when plan is non-nil — the offset of every buffer (plus pool, granted and
+// max_size columns when the problem has several pools or elastic buffers,
+// and alias and alias_delta when it has aliases). Without a
 // plan, pins are written in the offset column.
 func Write(w io.Writer, p *model.Problem, plan *model.Plan) error {
 	if plan != nil && len(plan.Placements) != len(p.Buffers) {
@@ -331,7 +332,7 @@ func Write(w io.Writer, p *model.Problem, plan *model.Plan) error {
 	for _, c := range p.CSVColumns {
 		cols[c] = true
 	}
-	elastic, pinned := false, false
+	elastic, pinned, aliased := false, false, false
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
 		cols["alignment"] = cols["alignment"] || b.Align > 1
@@ -339,6 +340,7 @@ func Write(w io.Writer, p *model.Problem, plan *model.Plan) error {
 		cols["gaps"] = cols["gaps"] || len(b.Gaps) > 0
 		elastic = elastic || b.Elastic()
 		pinned = pinned || b.Pin != nil
+		aliased = aliased || b.Alias != nil
 	}
 	header := []string{"id", "lower", "upper", "size"}
 	for _, c := range OptionalColumns {
@@ -353,8 +355,13 @@ func Write(w io.Writer, p *model.Problem, plan *model.Plan) error {
 	if plan != nil && multiPool {
 		header = append(header, "pool")
 	}
+	// a plan carries what checking it needs (optalloc viz PLAN): the
+	// elastic buffers' largest size and the alias groups
 	if plan != nil && elastic {
-		header = append(header, "granted")
+		header = append(header, "granted", "max_size")
+	}
+	if plan != nil && aliased {
+		header = append(header, "alias", "alias_delta")
 	}
 	bw.WriteString(strings.Join(header, ","))
 	bw.WriteByte('\n')
@@ -386,7 +393,14 @@ func Write(w io.Writer, p *model.Problem, plan *model.Plan) error {
 				row = append(row, pools[pl.Pool].Name)
 			}
 			if elastic {
-				row = append(row, itoa(pl.Size))
+				row = append(row, itoa(pl.Size), itoa(max(b.MaxSize, b.Size)))
+			}
+			if aliased {
+				if b.Alias != nil {
+					row = append(row, csvQuote(b.Alias.Parent), itoa(b.Alias.Delta))
+				} else {
+					row = append(row, "", "")
+				}
 			}
 		case pinned:
 			row = append(row, optString(b.Pin))

@@ -196,11 +196,27 @@ func TestWriteCSVWithPlanWritesOffsetsPoolsAndGrants(t *testing.T) {
 	pl := &model.Plan{Placements: []model.Placement{{Offset: 0, Pool: 1, Size: 12}, {Offset: 16, Pool: 0, Size: 4}}}
 	var out bytes.Buffer
 	require.NoError(t, Write(&out, p, pl))
-	assert.Equal(t, "id,lower,upper,size,alignment,offset,pool,granted\na,0,2,8,1,0,dram,12\nb,1,3,4,4,16,sram,4\n", out.String())
+	assert.Equal(t, "id,lower,upper,size,alignment,offset,pool,granted,max_size\na,0,2,8,1,0,dram,12,16\nb,1,3,4,4,16,sram,4,4\n", out.String())
 
 	out.Reset()
 	require.NoError(t, Write(&out, p, nil))
 	assert.Equal(t, "id,lower,upper,size,alignment,offset\na,0,2,8,1,-1\nb,1,3,4,4,16\n", out.String(), "pins go in the offset column")
+}
+
+// TestWriteCSVPlanCarriesAliases: a plan CSV names each alias member's
+// parent and delta, so that the plan alone can be checked (viz PLAN).
+func TestWriteCSVPlanCarriesAliases(t *testing.T) {
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "x", End: 3, Size: 16},
+		{ID: "v,1", Start: 1, End: 3, Size: 8, Alias: &model.Alias{Parent: "x", Delta: 8}},
+	}}
+	pl := &model.Plan{Placements: []model.Placement{{Offset: 0, Size: 16}, {Offset: 8, Size: 8}}}
+	var out bytes.Buffer
+	require.NoError(t, Write(&out, p, pl))
+	assert.Equal(t, "id,lower,upper,size,offset,alias,alias_delta\nx,0,3,16,0,,\n\"v,1\",1,3,8,8,x,8\n", out.String())
+	out.Reset()
+	require.NoError(t, Write(&out, p, nil))
+	assert.Equal(t, "id,lower,upper,size\nx,0,3,16\n\"v,1\",1,3,8\n", out.String(), "a problem without a plan has no alias columns")
 }
 
 func TestWriteCSVRejectsPlansItCannotWrite(t *testing.T) {

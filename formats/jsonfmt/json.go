@@ -128,6 +128,10 @@ func Read(r io.Reader, name string) (*model.Problem, error) {
 				return nil, fail(dec.InputOffset(), "%s", jsonMsg(err))
 			}
 		default:
+			if top := topKeys(data); top["tensors"] || top["ops"] {
+				// a model graph saved under a plain .json name
+				return nil, fail(dec.InputOffset(), "unknown field %q (want buffers, pools): this looks like a model graph (tensors and ops); name it .graph.json", key)
+			}
 			return nil, fail(dec.InputOffset(), "unknown field %q (want buffers, pools)", key)
 		}
 	}

@@ -9,14 +9,21 @@ import (
 	"github.com/optalloc/optalloc/model"
 )
 
-// JSONPlacement is one buffer's placement in the JSON plan format.
+// JSONPlacement is one buffer's placement in the JSON plan format. Size is
+// the size placed (for elastic scratch, the size granted, between MinSize
+// and MaxSize); Alias and Gaps are the buffer's own, so that the plan alone
+// can be checked (plans written before they were added read as before).
 type JSONPlacement struct {
-	ID     string `json:"id"`
-	Offset int64  `json:"offset"`
-	Pool   string `json:"pool,omitempty"`
-	Size   int64  `json:"size"`
-	Start  int64  `json:"start"`
-	End    int64  `json:"end"`
+	ID      string     `json:"id"`
+	Offset  int64      `json:"offset"`
+	Pool    string     `json:"pool,omitempty"`
+	Size    int64      `json:"size"`
+	Start   int64      `json:"start"`
+	End     int64      `json:"end"`
+	MinSize int64      `json:"min_size,omitempty"`
+	MaxSize int64      `json:"max_size,omitempty"`
+	Alias   *JSONAlias `json:"alias,omitempty"`
+	Gaps    []JSONGap  `json:"gaps,omitempty"`
 }
 
 // JSONPlan is the JSON plan format: the peak of every pool and one
@@ -56,6 +63,15 @@ func PlanToJSON(p *model.Problem, pl *model.Plan) JSONPlan {
 	for i, q := range pl.Placements {
 		b := &p.Buffers[i]
 		out.Placements[i] = JSONPlacement{ID: b.ID, Offset: q.Offset, Size: q.Size, Start: b.Start, End: b.End}
+		if b.Elastic() {
+			out.Placements[i].MinSize, out.Placements[i].MaxSize = b.Size, b.MaxSize
+		}
+		if b.Alias != nil {
+			out.Placements[i].Alias = &JSONAlias{Parent: b.Alias.Parent, Delta: b.Alias.Delta}
+		}
+		for _, g := range b.Gaps {
+			out.Placements[i].Gaps = append(out.Placements[i].Gaps, JSONGap(g))
+		}
 		if len(pools) > 1 {
 			out.Placements[i].Pool = pools[q.Pool].Name
 		}

@@ -71,7 +71,16 @@ type inferer struct {
 	// each control-flow body's output values.
 	ins, outs map[*Node][]*value
 	bodyOuts  map[*Graph][]*value
+	// held counts the dimensions and folded values of the tensors inferred
+	// so far: bounded by the file's size (budget), so that a small file
+	// cannot make shape inference hold gigabytes (a chain of Neg on a
+	// 4 096-value constant, of Transpose on a rank-65 536 input).
+	held int64
 }
+
+// budget is the most dimensions and folded values that the inferred
+// tensors may hold together: 4 M, plus 8 per byte of the file.
+func (in *inferer) budget() int64 { return 1<<22 + 8*in.m.FileBytes }
 
 func (in *inferer) newValue(name string, g *Graph) *value {
 	v := &value{name: name, graph: g, first: -1, last: -1, buffer: -1}
@@ -92,6 +101,9 @@ func (in *inferer) declared(vi *onnxpb.ValueInfoProto, input bool) (elem int32, 
 	}
 	elem = tt.GetElemType()
 	if tt.Shape == nil {
+		if input {
+			return 0, nil, false, nil, fmt.Errorf("tensor %q has no shape (not even a rank; a scalar has an empty shape)", vi.GetName())
+		}
 		return elem, nil, false, nil, nil
 	}
 	known = true
@@ -229,10 +241,24 @@ func (in *inferer) graph(g *Graph, sc *scope) error {
 		if fatal, ok := why.(*inputError); ok {
 			return fatal
 		}
+		if se, ok := why.(*sizeError); ok {
+			return in.fail("tensor %q (output 0 of node %s): %v", outName(n, 0), nodeName(n), se)
+		}
 		for k, o := range outs {
-			if o != nil && o.known && nonNegative(o.shape) != nil {
-				outs[k], why = nil, fmt.Errorf("inferred shape %v has a negative dimension", o.shape)
+			if o == nil || !o.known {
+				continue
 			}
+			if len(o.shape) > maxRank {
+				return in.fail("tensor %q (output %d of node %s): its inferred rank %d is above %d", outName(n, k), k, nodeName(n), len(o.shape), maxRank)
+			}
+			if _, ok := elements(o.shape); ok && nonNegative(o.shape) == nil {
+				continue
+			}
+			if nonNegative(o.shape) != nil {
+				outs[k], why = nil, fmt.Errorf("inferred shape %v has a negative dimension", o.shape)
+				continue
+			}
+			return in.fail("tensor %q (output %d of node %s): its inferred shape %v has more elements than int64 holds", outName(n, k), k, nodeName(n), o.shape)
 		}
 		for k, name := range n.Outputs {
 			if name == "" {
@@ -261,7 +287,11 @@ func (in *inferer) graph(g *Graph, sc *scope) error {
 				if elem != TypeUndefined {
 					v.elem = elem
 				}
-				if known && (!v.known || !slices.Equal(shape, v.shape)) {
+				if known && v.known && !slices.Equal(shape, v.shape) && !v.weight {
+					// (a weight is not planned: its inferred shape is kept)
+					return in.fail("tensor %q (output %d of node %s): the model declares shape %v, but the node gives %v", name, k, nodeName(n), shape, v.shape)
+				}
+				if known && !v.known {
 					v.shape, v.known, v.ints, v.flts = shape, true, nil, nil
 				}
 			}
@@ -275,6 +305,9 @@ func (in *inferer) graph(g *Graph, sc *scope) error {
 			if v.elem == TypeUndefined {
 				return in.fail("tensor %q (output %d of node %s): its element type is unknown", name, k, nodeName(n))
 			}
+			if in.held += int64(len(v.shape) + len(v.ints)); in.held > in.budget() {
+				return in.fail("tensor %q (output %d of node %s): the inferred shapes and values hold more than %d numbers, more than a file of %d bytes describes", name, k, nodeName(n), in.budget(), in.m.FileBytes)
+			}
 			sc.vals[name] = v
 		}
 		in.ins[n] = ins
@@ -287,6 +320,14 @@ func (in *inferer) graph(g *Graph, sc *scope) error {
 		in.outs[n] = o
 	}
 	return nil
+}
+
+// outName is the name of output k of n ("" when it has none).
+func outName(n *Node, k int) string {
+	if k < len(n.Outputs) {
+		return n.Outputs[k]
+	}
+	return ""
 }
 
 // nodeName names a node for messages: "NAME" (OP) or #INDEX (OP).

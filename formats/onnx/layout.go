@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -18,7 +19,10 @@ func (c *opCtx) reshape() ([]*value, error) {
 	} else if s, _ = c.ints("shape"); s == nil {
 		return nil, fmt.Errorf("no shape")
 	}
-	total, _ := elements(x.shape)
+	total, ok := elements(x.shape)
+	if !ok {
+		return nil, overflow("the element count of %v", x.shape)
+	}
 	allowzero := c.int("allowzero", 0) != 0
 	out := make([]int64, len(s))
 	infer, prod := -1, int64(1)
@@ -40,7 +44,9 @@ func (c *opCtx) reshape() ([]*value, error) {
 		default:
 			out[i] = d
 		}
-		prod *= out[i]
+		if prod, ok = mulDim(prod, out[i]); !ok {
+			return nil, overflow("the element count of shape %v", s)
+		}
 	}
 	if infer >= 0 {
 		if prod == 0 || total%prod != 0 {
@@ -164,8 +170,14 @@ func (c *opCtx) concat() ([]*value, error) {
 				return nil, fmt.Errorf("shapes %v and %v differ off the axis", xs[0].shape, x.shape)
 			}
 		}
-		out[a] += x.shape[a]
-		ok = ok && x.ints != nil
+		var fits bool
+		if out[a], fits = addDim(out[a], x.shape[a]); !fits {
+			return nil, overflow("the concatenated dimension %d", a)
+		}
+		ok = ok && x.ints != nil && len(vals)+len(x.ints) <= maxValues
+		if !ok {
+			continue
+		}
 		vals = append(vals, x.ints...)
 	}
 	v := shaped(xs[0].elem, out)
@@ -193,8 +205,8 @@ func (c *opCtx) split() ([]*value, error) {
 	}
 	d := x.shape[a]
 	if len(parts) == 0 {
-		if k := c.int("num_outputs", 0); k > 0 {
-			n = int(k)
+		if k := c.int("num_outputs", 0); k != 0 && k != int64(n) {
+			return nil, fmt.Errorf("num_outputs is %d, but the node has %d outputs", k, n)
 		}
 		if n == 0 {
 			return nil, fmt.Errorf("no outputs")
@@ -204,15 +216,23 @@ func (c *opCtx) split() ([]*value, error) {
 			parts = append(parts, min(each, max(d-int64(i)*each, 0)))
 		}
 	}
-	var sum int64
+	if len(parts) != n {
+		return nil, fmt.Errorf("split %v does not cut dimension %d of %v into %d outputs", parts, d, x.shape, n)
+	}
+	var total int64
 	var outs []*value
 	for _, p := range parts {
-		sum += p
+		if p < 0 {
+			return nil, fmt.Errorf("split %v has a negative part", parts)
+		}
+		if total, ok = addDim(total, p); !ok {
+			return nil, overflow("the sum of split %v", parts)
+		}
 		s := slices.Clone(x.shape)
 		s[a] = p
 		outs = append(outs, shaped(x.elem, s))
 	}
-	if sum != d || len(parts) != len(c.n.Outputs) {
+	if total != d {
 		return nil, fmt.Errorf("split %v does not cut dimension %d of %v into %d outputs", parts, d, x.shape, len(c.n.Outputs))
 	}
 	return outs, nil
@@ -285,12 +305,15 @@ func (c *opCtx) slice() ([]*value, error) {
 		if st > 0 {
 			lo, hi = min(max(lo, 0), d), min(max(hi, 0), d)
 			if hi > lo {
-				n = (hi - lo + st - 1) / st
+				n = (hi-lo-1)/st + 1
 			}
 		} else {
-			lo, hi = min(max(lo, -1), d-1), min(max(hi, -1), d-1)
+			lo, hi = min(max(lo, 0), d-1), min(max(hi, -1), d-1)
 			if lo > hi {
-				n = (lo - hi - st - 1) / -st
+				n = 1 // st = MinInt64: one element (and -st overflows)
+				if st != math.MinInt64 {
+					n = (lo-hi-1)/-st + 1
+				}
 			}
 		}
 		out[k] = n
@@ -386,7 +409,10 @@ func (c *opCtx) pad() ([]*value, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[k] += pads[i] + pads[i+n]
+		var ok bool
+		if out[k], ok = sum(out[k], pads[i], pads[i+n]); !ok {
+			return nil, overflow("dimension %d (%d) padded by %d and %d", k, x.shape[k], pads[i], pads[i+n])
+		}
 		if out[k] < 0 {
 			return nil, fmt.Errorf("pads %v make a negative size", pads)
 		}

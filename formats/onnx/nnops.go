@@ -38,7 +38,10 @@ func (c *opCtx) convTranspose() ([]*value, error) {
 		return nil, fmt.Errorf("input %v and weights %v do not fit", x.shape, w.shape)
 	}
 	n := len(x.shape) - 2
-	ch := w.shape[1] * c.int("group", 1)
+	ch, ok := mulDim(w.shape[1], c.int("group", 1))
+	if !ok {
+		return nil, overflow("the output channels %d × group %d", w.shape[1], c.int("group", 1))
+	}
 	if os, ok := c.ints("output_shape"); ok && len(os) > 0 {
 		if len(os) == n+2 {
 			os = os[2:]
@@ -70,13 +73,38 @@ func (c *opCtx) convTranspose() ([]*value, error) {
 	auto := c.str("auto_pad", "NOTSET")
 	for i := range n {
 		in := x.shape[i+2]
+		if s[i] <= 0 || dil[i] <= 0 || k[i] <= 0 || op[i] < 0 || in < 1 {
+			return nil, fmt.Errorf("non-positive stride, dilation, kernel or input size, or a negative output_padding")
+		}
+		a, ok1 := mulDim(s[i], in-1)
+		b, ok2 := mulDim(k[i]-1, dil[i])
+		o, ok3 := sum(a, op[i], b, 1)
+		if !ok1 || !ok2 || !ok3 {
+			return nil, overflow("the output size %d×(%d-1)+%d+(%d-1)×%d+1", s[i], in, op[i], k[i], dil[i])
+		}
 		if auto == "SAME_UPPER" || auto == "SAME_LOWER" {
-			out = append(out, in*s[i])
+			// the larger of ONNX's shape inference (pads of
+			// max(kernel-stride, 0) in all) and the operator's
+			// definition, which ONNX Runtime follows (input × stride)
+			o -= max(b+1-s[i], 0)
+			spec, ok := mulDim(in, s[i])
+			if !ok {
+				return nil, overflow("input size %d × stride %d", in, s[i])
+			}
+			out = append(out, max(o, spec))
 			continue
 		}
-		o := s[i]*(in-1) + op[i] + (k[i]-1)*dil[i] + 1
 		if auto != "VALID" {
-			o -= pads[i] + pads[i+n]
+			if pads[i] < 0 || pads[i+n] < 0 {
+				return nil, fmt.Errorf("negative pads %v", pads)
+			}
+			o -= pads[i] + pads[i+n] // both ≤ MaxInt64: a negative result is caught below
+			if pads[i]+pads[i+n] < 0 {
+				o = -1
+			}
+		}
+		if o < 0 {
+			return nil, fmt.Errorf("the pads %v are larger than the output", pads)
 		}
 		out = append(out, o)
 	}
@@ -175,7 +203,9 @@ func (c *opCtx) resize() ([]*value, error) {
 				return nil, err
 			}
 		}
-		out[k] = int64(math.Floor(float64(x.shape[k]) * s))
+		if out[k], err = floatDim(math.Floor(float64(x.shape[k])*s), "the resized dimension"); err != nil {
+			return nil, err
+		}
 	}
 	return []*value{shaped(x.elem, out)}, nil
 }
@@ -222,7 +252,11 @@ func (c *opCtx) resized(x *value, sizes []int64) ([]*value, error) {
 			if len(axes) > 0 {
 				k, _ = axis(axes[i], r)
 			}
-			out[k] = int64(math.Round(float64(x.shape[k]) * scale))
+			d, err := floatDim(math.Round(float64(x.shape[k])*scale), "the resized dimension")
+			if err != nil {
+				return nil, err
+			}
+			out[k] = d
 		}
 	}
 	if err := nonNegative(out); err != nil {
@@ -273,10 +307,29 @@ func (c *opCtx) space(toDepth bool) ([]*value, error) {
 		return nil, fmt.Errorf("want a 4-D input and a positive blocksize")
 	}
 	s := slices.Clone(x.shape)
+	bb, ok := mulDim(b, b)
+	if !ok {
+		return nil, overflow("blocksize² (%d²)", b)
+	}
 	if toDepth {
-		s[1], s[2], s[3] = s[1]*b*b, s[2]/b, s[3]/b
+		if s[2]%b != 0 || s[3]%b != 0 {
+			return nil, fmt.Errorf("the height and width %d×%d are not multiples of blocksize %d", s[2], s[3], b)
+		}
+		c, ok := mulDim(s[1], bb)
+		if !ok {
+			return nil, overflow("channels %d × blocksize² %d", s[1], bb)
+		}
+		s[1], s[2], s[3] = c, s[2]/b, s[3]/b
 	} else {
-		s[1], s[2], s[3] = s[1]/(b*b), s[2]*b, s[3]*b
+		if s[1]%bb != 0 {
+			return nil, fmt.Errorf("the channels (%d) are not a multiple of blocksize² (%d)", s[1], bb)
+		}
+		h, ok1 := mulDim(s[2], b)
+		w, ok2 := mulDim(s[3], b)
+		if !ok1 || !ok2 {
+			return nil, overflow("height and width %d×%d × blocksize %d", s[2], s[3], b)
+		}
+		s[1], s[2], s[3] = s[1]/bb, h, w
 	}
 	return []*value{shaped(x.elem, s)}, nil
 }
@@ -304,7 +357,7 @@ func (c *opCtx) negate() ([]*value, error) {
 		return nil, err
 	}
 	out := shaped(x.elem, x.shape)
-	if x.ints != nil {
+	if x.ints != nil && !slices.Contains(x.ints, math.MinInt64) { // -MinInt64 overflows: not folded
 		v := make([]int64, len(x.ints))
 		for i, a := range x.ints {
 			v[i] = -a

@@ -249,18 +249,18 @@ var predicate = set("IsNaN", "IsInf")
 var logical = set("And", "Or", "Xor")
 
 var arith = map[string]func(a, b int64) (int64, bool){
-	"Add": func(a, b int64) (int64, bool) { return a + b, true },
-	"Sub": func(a, b int64) (int64, bool) { return a - b, true },
-	"Mul": func(a, b int64) (int64, bool) { return a * b, true },
+	"Add": addDim,
+	"Sub": subChecked,
+	"Mul": mulChecked,
 	"Div": func(a, b int64) (int64, bool) {
-		if b == 0 {
+		if b == 0 || b == -1 && a == math.MinInt64 {
 			return 0, false
 		}
 		return a / b, true
 	},
 	"Max":        func(a, b int64) (int64, bool) { return max(a, b), true },
 	"Min":        func(a, b int64) (int64, bool) { return min(a, b), true },
-	"Sum":        func(a, b int64) (int64, bool) { return a + b, true },
+	"Sum":        addDim,
 	"Pow":        nil,
 	"Mod":        nil,
 	"Mean":       nil,
@@ -487,31 +487,46 @@ func (c *opCtx) window(in, k []int64, ceil bool) ([]int64, error) {
 		if strides[i] <= 0 || dil[i] <= 0 || k[i] <= 0 {
 			return nil, fmt.Errorf("non-positive stride, dilation or kernel size")
 		}
-		ek := (k[i]-1)*dil[i] + 1
+		ek, ok := mulDim(k[i]-1, dil[i])
+		if ok {
+			ek, ok = addDim(ek, 1)
+		}
+		if !ok {
+			return nil, overflow("the dilated kernel (%d-1)×%d+1", k[i], dil[i])
+		}
+		// ONNX's convPoolShapeInference: SAME pads so that the output is
+		// about in/stride, VALID pads nothing, and ceil_mode applies to
+		// all three
+		p0, p1 := pads[i], pads[i+n]
 		switch auto {
 		case "SAME_UPPER", "SAME_LOWER":
-			out[i] = (in[i] + strides[i] - 1) / strides[i]
+			total := ek - strides[i]
+			if r := in[i] % strides[i]; r != 0 {
+				total = ek - r
+			}
+			p0, p1 = 0, max(total, 0)
 		case "VALID":
-			out[i] = (in[i]-ek)/strides[i] + 1
-			if in[i] < ek {
-				out[i] = 0
-			}
-		default:
-			span := in[i] + pads[i] + pads[i+n] - ek
-			if span < 0 {
-				return nil, fmt.Errorf("the window (%d) is larger than the padded input (%d)", ek, in[i]+pads[i]+pads[i+n])
-			}
-			if ceil {
-				out[i] = (span+strides[i]-1)/strides[i] + 1
-				if (out[i]-1)*strides[i] >= in[i]+pads[i] {
-					out[i]--
-				}
-			} else {
-				out[i] = span/strides[i] + 1
-			}
+			p0, p1 = 0, 0
+		}
+		if p0 < 0 || p1 < 0 {
+			return nil, fmt.Errorf("negative pads %v", pads)
+		}
+		padded, ok := sum(in[i], p0, p1)
+		if !ok {
+			return nil, overflow("the padded input %d+%d+%d", in[i], p0, p1)
+		}
+		span := padded - ek
+		if span < 0 {
+			return nil, fmt.Errorf("the window (%d) is larger than the padded input (%d)", ek, padded)
+		}
+		if ceil {
+			// as ONNX's shape inference (up to 1.15) and ONNX Runtime
+			// before 1.17: without PyTorch's rule that drops a last
+			// window starting in the end padding, so never smaller
+			out[i] = ceilDiv(span, strides[i]) + 1
+		} else {
+			out[i] = span/strides[i] + 1
 		}
 	}
 	return out, nil
 }
-
-func ceilDiv(a, b int64) int64 { return int64(math.Ceil(float64(a) / float64(b))) }

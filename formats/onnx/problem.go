@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/model"
@@ -198,10 +199,16 @@ func (in *inferer) arena() (*Arena, error) {
 	for _, v := range in.values {
 		if v.weight {
 			a.Weights++
+			if n, ok := elements(v.shape); !ok || fixedWidth(v.elem) && !fits(v.elem, n) {
+				return nil, in.fail("tensor %s: its shape %v of %s has more bytes than int64 holds", where(v), v.shape, TypeName(v.elem))
+			}
 			continue
 		}
 		if v.first < 0 {
 			continue // in a branch that is not planned
+		}
+		if !utf8.ValidString(v.name) {
+			return nil, in.fail("tensor %s: its name is not valid UTF-8 (a plan names each buffer by its tensor's name, and JSON plans must be UTF-8)", where(v))
 		}
 		count[v.name]++
 		planned = append(planned, v)
@@ -215,12 +222,10 @@ func (in *inferer) arena() (*Arena, error) {
 		ids[v] = id
 	}
 	buffers := make([]model.Buffer, 0, len(planned))
+	var total int64
 	for _, v := range planned {
 		n, ok := elements(v.shape)
-		where := v.String()
-		if v.node != nil {
-			where += fmt.Sprintf(" (output %d of node %s)", v.out, nodeName(v.node))
-		}
+		where := where(v)
 		if !ok {
 			return nil, in.fail("tensor %s: shape %v overflows", where, v.shape)
 		}
@@ -230,6 +235,9 @@ func (in *inferer) arena() (*Arena, error) {
 		size, ok := tensorBytes(v.elem, n)
 		if !ok {
 			return nil, in.fail("tensor %s: %d elements of %s overflow", where, n, TypeName(v.elem))
+		}
+		if total, ok = addDim(total, size); !ok {
+			return nil, in.fail("tensor %s: the sizes of the tensors up to this one add up to more than 2^63-1 bytes", where)
 		}
 		v.buffer = len(buffers)
 		kind := kinds[v]
@@ -241,9 +249,10 @@ func (in *inferer) arena() (*Arena, error) {
 	// chain (each inside the previous one), so no two members of a group
 	// are siblings that the validator would have to keep apart.
 	tail := map[*value]*value{}
+	roots := map[*value]*value{} // each view's root, so a chain of views is linear
 	root := func(v *value) *value {
-		for v.view != nil {
-			v = v.view
+		if r := roots[v]; r != nil {
+			return r
 		}
 		return v
 	}
@@ -268,7 +277,7 @@ func (in *inferer) arena() (*Arena, error) {
 			continue
 		}
 		y.view = p
-		tail[r] = y
+		tail[r], roots[y] = y, r
 		buffers[y.buffer].Alias = &model.Alias{Parent: ids[p]}
 		a.Views++
 	}
@@ -300,4 +309,19 @@ func (in *inferer) orderedNodes() []*Node {
 	}
 	walk(in.m.Graph)
 	return out
+}
+
+// where names a tensor for messages: "NAME" (output K of node N).
+func where(v *value) string {
+	if v.node != nil {
+		return fmt.Sprintf("%v (output %d of node %s)", v, v.out, nodeName(v.node))
+	}
+	return v.String()
+}
+
+// fits reports whether n elements of the fixed-width type t have a byte
+// size that fits in an int64.
+func fits(t int32, n int64) bool {
+	_, ok := tensorBytes(t, n)
+	return ok
 }

@@ -331,7 +331,7 @@ func tensor(data []byte) (*Tensor, error) {
 	err := walk(data, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) error {
 		switch num {
 		case 1:
-			return appendInts(&t.Dims, typ, v, x, 64)
+			return appendInts(&t.Dims, typ, v, x, math.MaxInt) // every dimension: a rank is bounded by the file
 		case 2:
 			t.DataType = int32(x)
 		case 8:

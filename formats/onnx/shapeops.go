@@ -28,9 +28,15 @@ func init() {
 			} else if isInt(to) && x.flts != nil {
 				v := make([]int64, len(x.flts))
 				for i, f := range x.flts {
+					if math.IsNaN(f) || f >= math.MaxInt64 || f < math.MinInt64 {
+						v = nil // not an integer: not folded
+						break
+					}
 					v[i] = int64(f)
 				}
-				out = withInts(out, v)
+				if v != nil {
+					out = withInts(out, v)
+				}
 			}
 			return []*value{out}, nil
 		},
@@ -80,7 +86,10 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			n, _ := elements(x.shape)
+			n, ok := elements(x.shape)
+			if !ok {
+				return nil, overflow("the element count of %v", x.shape)
+			}
 			return []*value{withInts(shaped(TypeInt64, nil), []int64{n})}, nil
 		},
 		"ConstantOfShape": func(c *opCtx) ([]*value, error) {
@@ -190,8 +199,11 @@ func init() {
 			if a < 0 || a > int64(r) {
 				return nil, fmt.Errorf("axis %d is out of range for rank %d", c.int("axis", 1), r)
 			}
-			p, _ := elements(x.shape[:a])
-			q, _ := elements(x.shape[a:])
+			p, ok := elements(x.shape[:a])
+			q, ok2 := elements(x.shape[a:])
+			if !ok || !ok2 {
+				return nil, overflow("flattening %v at axis %d", x.shape, a)
+			}
 			return []*value{withInts(shaped(x.elem, []int64{p, q}), x.ints)}, nil
 		},
 		"Squeeze":   (*opCtx).squeeze,
@@ -268,7 +280,13 @@ func init() {
 			}
 			shape := slices.Clone(x.shape)
 			for i := range shape {
-				shape[i] *= rep[i]
+				if rep[i] < 0 {
+					return nil, fmt.Errorf("repeats %v has a negative value", rep)
+				}
+				var ok bool
+				if shape[i], ok = mulDim(shape[i], rep[i]); !ok {
+					return nil, overflow("dimension %d (%d) × repeats %d", i, x.shape[i], rep[i])
+				}
 			}
 			return []*value{shaped(x.elem, shape)}, nil
 		},
@@ -296,10 +314,10 @@ func init() {
 					return nil, fmt.Errorf("its input %q is not a constant", x.name)
 				}
 			}
-			if v[2] == 0 {
-				return nil, fmt.Errorf("delta is 0")
+			n, err := rangeLength(c.ins, v)
+			if err != nil {
+				return nil, err
 			}
-			n := int64(max(math.Ceil((v[1]-v[0])/v[2]), 0))
 			out := shaped(elem, []int64{n})
 			if isInt(elem) && n <= maxValues {
 				vals := make([]int64, n)
@@ -325,6 +343,9 @@ func init() {
 			}
 			if len(k) != 1 {
 				return nil, fmt.Errorf("its K input has %d values", len(k))
+			}
+			if k[0] < 0 {
+				return nil, fmt.Errorf("its K input is negative (%d)", k[0])
 			}
 			shape := slices.Clone(x.shape)
 			shape[a] = k[0]
@@ -403,4 +424,42 @@ func (c *opCtx) like(s, e int) ([]*value, error) {
 		return nil, err
 	}
 	return []*value{shaped(y.elem, x.shape)}, nil
+}
+
+// rangeLength is the number of elements of Range(start, limit, delta):
+// max(⌈(limit-start)/delta⌉, 0), exactly for integers, checked for
+// floats (NaN, infinities and lengths beyond int64 are errors).
+func rangeLength(ins []*value, v [3]float64) (int64, error) {
+	if ins[0].ints != nil && ins[1].ints != nil && ins[2].ints != nil {
+		start, limit, delta := ins[0].ints[0], ins[1].ints[0], ins[2].ints[0]
+		if delta == 0 {
+			return 0, fmt.Errorf("delta is 0")
+		}
+		if delta < 0 {
+			start, limit, delta = limit, start, -delta // same count; -MinInt64 is checked below
+			if delta < 0 {
+				return 0, overflow("Range's delta %d", ins[2].ints[0])
+			}
+		}
+		if limit <= start {
+			return 0, nil
+		}
+		span := uint64(limit) - uint64(start) // fits: limit > start
+		n := span / uint64(delta)
+		if span%uint64(delta) != 0 {
+			n++
+		}
+		if n > math.MaxInt64 {
+			return 0, overflow("Range's length")
+		}
+		return int64(n), nil
+	}
+	if v[2] == 0 {
+		return 0, fmt.Errorf("delta is 0")
+	}
+	n, err := floatDim(math.Ceil((v[1]-v[0])/v[2]), "Range's length")
+	if err != nil {
+		return 0, err
+	}
+	return max(n, 0), nil
 }
