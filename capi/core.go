@@ -157,6 +157,17 @@ func (pr *problem) pin(i int, offset int64) error {
 	})
 }
 
+// hint sets buffer i's preferred offset; a negative offset clears it.
+func (pr *problem) hint(i int, offset int64) error {
+	return pr.edit(i, func(b *model.Buffer) {
+		if offset < 0 {
+			b.Hint = nil
+			return
+		}
+		b.Hint = &offset
+	})
+}
+
 // setPool restricts buffer i to the named pool ("" allows every pool).
 func (pr *problem) setPool(i int, pool string) error {
 	return pr.edit(i, func(b *model.Buffer) {

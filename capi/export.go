@@ -31,10 +31,10 @@ package main
 // char ** are the caller's, freed with optalloc_string_free.
 //
 // Who frees what (every _new has one _free; "string" = free with optalloc_string_free):
-//   optalloc_version()          static string, do not free
+//   optalloc_version()          static string, do not free; optalloc_abi(), optalloc_handle_count(&n)
 //   optalloc_error(h)           string: the last failed call's message on h (h = 0: calls with no live handle)
 //   optalloc_problem_new(&p)    problem, optalloc_problem_free; _load, _load_bytes replace its buffers
-//   optalloc_problem_add_buffers, _pin, _add_pool, _set_pool: edits, arrays copied in
+//   optalloc_problem_add_buffers, _pin, _hint, _add_pool, _set_pool: edits, arrays copied in
 //   optalloc_problem_buffer_count, _columns (caller's arrays), _ids (string, NUL-separated)
 //   optalloc_verify(p, ...)     violation count; lines (string or NULL) when asked
 //   optalloc_solver_new(&s)     solver, optalloc_solver_free; _set_method, _set_time_limit_ms,
@@ -86,6 +86,20 @@ func optalloc_version() *C.optalloc_cchar { return (*C.optalloc_cchar)(unsafe.Po
 
 //export optalloc_abi
 func optalloc_abi() C.int { return abi }
+
+// optalloc_handle_count stores the number of live handles in *out (a leak
+// check for tests and bindings).
+//
+//export optalloc_handle_count
+func optalloc_handle_count(out *C.size_t) C.int {
+	return call(0, func() error {
+		if out == nil {
+			return badArg("the output pointer is NULL")
+		}
+		*out = C.size_t(liveHandles())
+		return nil
+	})
+}
 
 // optalloc_error returns the message of the last failed call on handle h
 // ("" after a call that succeeded); for 0 or a handle that is not live, the
@@ -183,6 +197,20 @@ func optalloc_problem_pin(h C.uintptr_t, index C.size_t, offset C.int64_t) C.int
 			return err
 		}
 		return pr.pin(int(index), int64(offset))
+	})
+}
+
+// optalloc_problem_hint gives buffer index a preferred offset, honoured when
+// it costs nothing (the CSV's hint column); a negative offset clears it.
+//
+//export optalloc_problem_hint
+func optalloc_problem_hint(h C.uintptr_t, index C.size_t, offset C.int64_t) C.int {
+	return call(uintptr(h), func() error {
+		pr, _, err := valueOf[*problem](uintptr(h), "problem")
+		if err != nil {
+			return err
+		}
+		return pr.hint(int(index), int64(offset))
 	})
 }
 
