@@ -11,7 +11,7 @@ package main
 // (from the repository root; it writes this header as liboptalloc.h). Docs: docs/c.md.
 //
 //   uintptr_t p = 0, s = 0, r = 0;
-//   int64_t lower[] = {0, 1}, upper[] = {2, 3}, size[] = {4, 4}, off[2];
+//   int64_t lower[] = {0, 1}, upper[] = {2, 3}, size[] = {4, 8}, off[2];
 //   optalloc_problem_new(&p);
 //   optalloc_problem_add_buffers(p, 2, NULL, lower, upper, size, NULL);   // ids "0", "1"
 //   optalloc_solver_new(&s);
@@ -19,7 +19,7 @@ package main
 //   if (optalloc_solver_solve(s, p, &r) != OPTALLOC_OK) {
 //     char *m = optalloc_error(s); fprintf(stderr, "%s\n", m); optalloc_string_free(m);
 //   }
-//   optalloc_result_offsets(r, 2, off, NULL);                                // off = {0, 4}
+//   optalloc_result_offsets(r, 2, off, NULL);                                // off = {8, 0}
 //   optalloc_result_free(r); optalloc_solver_free(s); optalloc_problem_free(p);
 //
 // Every call returns OPTALLOC_OK (0), OPTALLOC_BAD_INPUT (2: the CLI's exit 2,

@@ -1,7 +1,7 @@
 """`python -m optalloc`: the Go CLI's plan and verify, with its flags, summary line and exit codes.
 
     $ python -m optalloc plan ../shared/benchmarks/minimalloc/A.1048576.csv --time-limit 10s -o plan.csv
-    peak=1048576 lower_bound=1048576 gap=0.00% status=optimal method=bnb time=1.342s
+    peak=1048576 lower_bound=1048576 gap=0.00% status=optimal method=bnb time=3.510s
     $ python -m optalloc verify ../shared/benchmarks/minimalloc/A.1048576.csv plan.csv
     valid: 154 buffers, peak=1048576
 
