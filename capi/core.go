@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -290,6 +291,10 @@ func (s *solver) run(pr *problem) (*result, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s.mu.Lock()
+	if s.cancel != nil {
+		s.mu.Unlock()
+		return nil, errors.New("the solver is solving already: a solver runs one solve at a time")
+	}
 	if s.cancelled {
 		cancel()
 	}

@@ -147,3 +147,29 @@ func TestVersionMatchesTheCLI(t *testing.T) {
 	require.NotNil(t, m)
 	assert.Equal(t, string(m[1]), version)
 }
+
+func TestASolverRunsOneSolveAtATime(t *testing.T) {
+	const d = "../../shared/benchmarks/minimalloc/D.1048576.csv"
+	if _, err := os.Stat(d); err != nil {
+		t.Skipf("%s is absent (the shared data sits beside the repository)", d)
+	}
+	pr := newProblem()
+	require.NoError(t, pr.load(d, nil))
+	s := newSolver()
+	s.set(func(o *solve.Options) { o.TimeLimit = time.Minute; o.Threads = 1 })
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.run(pr)
+		done <- err
+	}()
+	require.Eventually(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.cancel != nil
+	}, 10*time.Second, time.Millisecond)
+	_, err := s.run(pr)
+	require.Error(t, err)
+	assert.Equal(t, codeFailure, codeOf(err))
+	s.cancelSolve()
+	require.NoError(t, <-done)
+}
