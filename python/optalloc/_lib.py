@@ -12,7 +12,7 @@ import os
 import threading
 from ctypes import POINTER, c_char_p, c_int, c_int32, c_int64, c_size_t, c_void_p
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, TypeVar
 
 ABI = 1
 """The optalloc_abi() this package was written for."""
@@ -142,6 +142,9 @@ def handle_count() -> int:
     return n.value
 
 
+_H = TypeVar("_H", bound="Handle")
+
+
 class Handle:
     """A live handle of the library, freed once by close() (or at exit of a with block)."""
 
@@ -165,7 +168,7 @@ class Handle:
         if h:
             check(getattr(lib(), self._free_name)(h), 0)
 
-    def __enter__(self) -> "Handle":
+    def __enter__(self: _H) -> _H:
         return self
 
     def __exit__(self, *exc: object) -> None:

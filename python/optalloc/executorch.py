@@ -53,8 +53,10 @@ class MemoryAlgoResult:
 
 def _types() -> tuple[Any, Any]:
     try:
-        from executorch.exir.memory_planning import MemoryAlgoResult as R  # type: ignore
-        from executorch.exir.memory_planning import SpecAllocResult as S  # type: ignore
+        from executorch.exir.memory_planning import (  # type: ignore
+            MemoryAlgoResult as R,
+            SpecAllocResult as S,
+        )
 
         return R, S
     except Exception:

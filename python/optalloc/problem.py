@@ -251,7 +251,7 @@ def _read_back(h: _lib.ProblemHandle) -> list[Buffer]:
     p, length = ctypes.c_void_p(), ctypes.c_size_t()
     _lib.check(L.optalloc_problem_ids(h.h, ctypes.byref(p), ctypes.byref(length)), h.h)
     try:
-        raw = ctypes.string_at(p.value, length.value) if length.value else b""
+        raw = ctypes.string_at(p.value, length.value) if p.value and length.value else b""
     finally:
         L.optalloc_string_free(p)
     ids = raw.decode("utf-8", "replace").split("\0")[:-1]

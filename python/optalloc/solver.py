@@ -136,8 +136,8 @@ class Solver:
                 _join(worker)
                 _lib.ResultHandle(out.get("r", 0)).close()
                 raise
-            _lib.check(out["rc"], sh)
-            with _lib.ResultHandle(out["r"]) as rh:
+            with _lib.ResultHandle(out.get("r", 0)) as rh:
+                _lib.check(out["rc"], sh)
                 return _solution(rh, problem.ids())
 
 
