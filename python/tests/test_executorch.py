@@ -167,9 +167,9 @@ def test_storage_base_specs() -> None:
     assert rb.mem_offset + 256 <= ro.mem_offset or ro.mem_offset + 256 <= rb.mem_offset
 
 
-def model_specs(path: Path) -> list[Spec]:
+def model_specs(path: Path, dims: Optional[dict[str, int]] = None) -> list[Spec]:
     """Specs from a model's buffers: [lower, upper) becomes the inclusive [lower, upper - 1]."""
-    p = optalloc.load(path)
+    p = optalloc.load(path, dims)
     return [Spec(b.size, b.lower, b.upper - 1) for b in p.buffers]
 
 
@@ -181,6 +181,15 @@ def test_shared_models(path: Path) -> None:
     if not path.exists():
         pytest.skip(f"{path} is absent")
     run(model_specs(path), alignment=16)
+
+
+def test_shared_onnx_model() -> None:
+    path = SHARED / "models" / "onnx" / "silero_vad_v5.onnx"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    specs = model_specs(path, {"input:0": 1, "input:1": 576, "state:1": 1, "sr": 16000})
+    res = run(specs, alignment=64, extra_padding=16)
+    assert len(res.spec_dict) == len(specs)
 
 
 def test_fallback_types_have_executorch_fields() -> None:
