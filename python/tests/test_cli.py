@@ -47,9 +47,10 @@ def test_same_peak_as_the_go_cli(go_cli: Path, name: str) -> None:
 @pytest.mark.parametrize("name", ["input.12.csv", "A.1048576.csv"])
 def test_same_optimum_as_the_go_cli(go_cli: Path, name: str) -> None:
     path = shared("benchmarks", "minimalloc", name)
-    s = optalloc.solve(optalloc.load(path), time_limit=10, threads=1)
+    # 30 s: proven in about 2 s on an idle machine; the margin is for a loaded one.
+    s = optalloc.solve(optalloc.load(path), time_limit=30, threads=1)
     assert s.status == "optimal"
-    assert s.peak == go_peak(go_cli, path, "--time-limit", "10s")
+    assert s.peak == go_peak(go_cli, path, "--time-limit", "30s")
 
 
 def test_cli_plan_summary_and_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -196,3 +196,10 @@ def test_fallback_types_have_executorch_fields() -> None:
     r = et.SpecAllocResult(mem_id=1, mem_obj_id=0, mem_offset=16)
     m = et.MemoryAlgoResult(spec_dict={"x": r}, bufsizes=[0, 32])
     assert (r.mem_id, r.mem_obj_id, r.mem_offset, m.bufsizes) == (1, 0, 16, [0, 32])
+
+
+def test_executorch_classes_when_importable() -> None:
+    mp = pytest.importorskip("executorch.exir.memory_planning")
+    res = run([Spec(10, 0, 1), Spec(20, 1, 2)])
+    assert isinstance(res, mp.MemoryAlgoResult)
+    assert all(isinstance(r, mp.SpecAllocResult) for r in res.spec_dict.values())

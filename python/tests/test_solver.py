@@ -92,7 +92,7 @@ def test_numpy_columns_in_without_a_copy_and_offsets_out() -> None:
 def test_loaded_problem_solves_and_verifies() -> None:
     p = optalloc.load(shared("benchmarks", "minimalloc", "A.1048576.csv"))
     assert len(p) == 154
-    s = optalloc.solve(p, time_limit=10)
+    s = optalloc.solve(p, time_limit=30)
     assert (s.status, s.peak) == ("optimal", 1048576)
     assert optalloc.verify(p, s.offsets).valid
 
