@@ -221,16 +221,19 @@ func (pr *problem) columns(lower, upper, size, align, pin, hint []int64) error {
 		}
 		return *v
 	}
+	put := func(col []int64, i int, v int64) {
+		if col != nil {
+			col[i] = v
+		}
+	}
 	for i := range bs {
 		b := &bs[i]
-		for _, c := range []struct {
-			col []int64
-			v   int64
-		}{{lower, b.Start}, {upper, b.End}, {size, b.Size}, {align, b.Alignment()}, {pin, opt(b.Pin)}, {hint, opt(b.Hint)}} {
-			if c.col != nil {
-				c.col[i] = c.v
-			}
-		}
+		put(lower, i, b.Start)
+		put(upper, i, b.End)
+		put(size, i, b.Size)
+		put(align, i, b.Alignment())
+		put(pin, i, opt(b.Pin))
+		put(hint, i, opt(b.Hint))
 	}
 	return nil
 }

@@ -67,6 +67,7 @@ typedef const void optalloc_cvoid;
 import "C"
 
 import (
+	"strings"
 	"unsafe"
 
 	"github.com/optalloc/optalloc/solve"
@@ -332,11 +333,7 @@ func optalloc_verify(h C.uintptr_t, n C.size_t, offsets *C.optalloc_cint64, pool
 		if lines != nil {
 			*lines = nil
 			if len(vs) > 0 {
-				text := ""
-				for _, v := range vs {
-					text += v + "\n"
-				}
-				*lines = C.CString(text)
+				*lines = C.CString(strings.Join(vs, "\n") + "\n")
 			}
 		}
 		return nil
