@@ -179,6 +179,58 @@ func (pr *problem) setPool(i int, pool string) error {
 	})
 }
 
+// editAll runs f on every buffer, with the buffers copied first when a
+// result shares them; n must be the buffer count.
+func (pr *problem) editAll(n int, f func(i int, b *model.Buffer) error) error {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if n != len(pr.p.Buffers) {
+		return badArg("%d values for %d buffers", n, len(pr.p.Buffers))
+	}
+	bs := append([]model.Buffer(nil), pr.p.Buffers...)
+	for i := range bs {
+		if err := f(i, &bs[i]); err != nil {
+			return err
+		}
+	}
+	pr.p.Buffers = bs
+	pr.shared.Store(false)
+	return nil
+}
+
+// pins fixes every buffer at its offset (a negative offset frees it).
+func (pr *problem) pins(offsets []int64) error {
+	return pr.editAll(len(offsets), func(i int, b *model.Buffer) error {
+		b.Pin = nil
+		if offsets[i] >= 0 {
+			b.Pin = &offsets[i]
+		}
+		return nil
+	})
+}
+
+// pools keeps every buffer in one pool, an index into the problem's pools
+// (-1: any pool).
+func (pr *problem) pools(pools []int32) error {
+	names := make([]string, 0, len(pr.p.Pools))
+	pr.mu.RLock()
+	for _, q := range pr.p.Pools {
+		names = append(names, q.Name)
+	}
+	pr.mu.RUnlock()
+	return pr.editAll(len(pools), func(i int, b *model.Buffer) error {
+		switch q := int(pools[i]); {
+		case q < 0:
+			b.Pools = nil
+		case q < len(names):
+			b.Pools = []string{names[q]}
+		default:
+			return badArg("buffer %d: pool index %d out of range (%d pools added)", i, q, len(names))
+		}
+		return nil
+	})
+}
+
 // addPool appends a pool, slower than those before it.
 func (pr *problem) addPool(name string, capacity, align int64) error {
 	if name == "" {

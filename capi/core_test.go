@@ -173,3 +173,20 @@ func TestASolverRunsOneSolveAtATime(t *testing.T) {
 	s.cancelSolve()
 	require.NoError(t, <-done)
 }
+
+func TestPinsAndPoolsInBulk(t *testing.T) {
+	pr := newProblem()
+	require.NoError(t, pr.addBuffers(nil, []int64{0, 0, 0}, []int64{1, 1, 1}, []int64{8, 8, 8}, nil))
+	require.NoError(t, pr.addPool("sram", 16, 0))
+	require.NoError(t, pr.addPool("dram", 0, 0))
+	assert.Equal(t, codeBadInput, codeOf(pr.pins([]int64{0})), "one value per buffer")
+	assert.Equal(t, codeBadInput, codeOf(pr.pools([]int32{0, 2, -1})), "pool 2 was not added")
+	require.NoError(t, pr.pins([]int64{-1, 8, -1}))
+	require.NoError(t, pr.pools([]int32{0, 0, 1}))
+	r, err := newSolver().run(pr)
+	require.NoError(t, err)
+	off, pools := make([]int64, 3), make([]int32, 3)
+	require.NoError(t, r.offsets(off, pools))
+	assert.Equal(t, []int64{0, 8, 0}, off)
+	assert.Equal(t, []int32{0, 0, 1}, pools)
+}

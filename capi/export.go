@@ -34,7 +34,7 @@ package main
 //   optalloc_version()          static string, do not free; optalloc_abi(), optalloc_handle_count(&n)
 //   optalloc_error(h)           string: the last failed call's message on h (h = 0: calls with no live handle)
 //   optalloc_problem_new(&p)    problem, optalloc_problem_free; _load, _load_bytes replace its buffers
-//   optalloc_problem_add_buffers, _pin, _hint, _add_pool, _set_pool: edits, arrays copied in
+//   optalloc_problem_add_buffers, _pin, _pins, _hint, _add_pool, _set_pool, _pools: edits, arrays copied in
 //   optalloc_problem_buffer_count, _columns (caller's arrays), _ids (string, NUL-separated)
 //   optalloc_verify(p, ...)     violation count; lines (string or NULL) when asked
 //   optalloc_solver_new(&s)     solver, optalloc_solver_free; _set_method, _set_time_limit_ms,
@@ -212,6 +212,44 @@ func optalloc_problem_hint(h C.uintptr_t, index C.size_t, offset C.int64_t) C.in
 			return err
 		}
 		return pr.hint(int(index), int64(offset))
+	})
+}
+
+// optalloc_problem_pins fixes each of the problem's n buffers at pins[i]
+// (negative: free), as optalloc_problem_pin does one by one.
+//
+//export optalloc_problem_pins
+func optalloc_problem_pins(h C.uintptr_t, n C.size_t, pins *C.optalloc_cint64) C.int {
+	return call(uintptr(h), func() error {
+		pr, _, err := valueOf[*problem](uintptr(h), "problem")
+		if err != nil {
+			return err
+		}
+		if pins == nil && n > 0 {
+			return badArg("pins is NULL")
+		}
+		return pr.pins(append([]int64(nil), int64s(pins, n)...))
+	})
+}
+
+// optalloc_problem_pools keeps each of the problem's n buffers in pool
+// pools[i], an index into the pools added so far (-1: any pool).
+//
+//export optalloc_problem_pools
+func optalloc_problem_pools(h C.uintptr_t, n C.size_t, pools *C.optalloc_cint32) C.int {
+	return call(uintptr(h), func() error {
+		pr, _, err := valueOf[*problem](uintptr(h), "problem")
+		if err != nil {
+			return err
+		}
+		if pools == nil && n > 0 {
+			return badArg("pools is NULL")
+		}
+		var ps []int32
+		if n > 0 {
+			ps = append(ps, unsafe.Slice((*int32)(unsafe.Pointer(pools)), int(n))...)
+		}
+		return pr.pools(ps)
 	})
 }
 

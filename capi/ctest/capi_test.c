@@ -153,6 +153,29 @@ static void test_infeasible_is_a_status(void) {
 	optalloc_problem_free(p);
 }
 
+static void test_pins_and_pools_in_bulk(void) {
+	uintptr_t p = 0, s = 0, r = 0;
+	int64_t lower[] = {0, 0, 0}, upper[] = {1, 1, 1}, size[] = {8, 8, 8}, pins[] = {-1, 8, -1}, off[3];
+	int32_t pools[] = {0, 0, 1}, got[3];
+	optalloc_problem_new(&p);
+	optalloc_problem_add_buffers(p, 3, NULL, lower, upper, size, NULL);
+	CHECK(optalloc_problem_add_pool(p, "sram", 16, 0) == OPTALLOC_OK, "add_pool");
+	CHECK(optalloc_problem_add_pool(p, "dram", 0, 0) == OPTALLOC_OK, "add_pool");
+	CHECK(optalloc_problem_add_pool(p, "dram", 0, 0) == OPTALLOC_BAD_INPUT, "a pool twice");
+	CHECK(optalloc_problem_pins(p, 2, pins) == OPTALLOC_BAD_INPUT, "one pin per buffer");
+	CHECK(optalloc_problem_pins(p, 3, pins) == OPTALLOC_OK, "pins: %s", message(p));
+	CHECK(optalloc_problem_pools(p, 3, pools) == OPTALLOC_OK, "pools: %s", message(p));
+	optalloc_solver_new(&s);
+	CHECK(optalloc_solver_solve(s, p, &r) == OPTALLOC_OK, "solve: %s", message(s));
+	CHECK(optalloc_result_offsets(r, 3, off, got) == OPTALLOC_OK, "offsets");
+	CHECK(off[0] == 0 && off[1] == 8 && off[2] == 0 && got[0] == 0 && got[1] == 0 && got[2] == 1,
+	      "offsets %lld %lld %lld pools %d %d %d", (long long)off[0], (long long)off[1], (long long)off[2],
+	      got[0], got[1], got[2]);
+	optalloc_result_free(r);
+	optalloc_solver_free(s);
+	optalloc_problem_free(p);
+}
+
 struct job {
 	int seed;
 	int ok;
@@ -252,14 +275,17 @@ int main(int argc, char **argv) {
 		return 2;
 	}
 	snprintf(root, sizeof root, "%s", argv[1]);
+	size_t live = 99;
 	CHECK(optalloc_abi() == 1, "abi");
 	CHECK(strlen(optalloc_version()) > 0, "version");
 	test_handles();
 	test_load_errors();
 	test_file_round_trip();
 	test_infeasible_is_a_status();
+	test_pins_and_pools_in_bulk();
 	test_threads();
 	test_cancel();
+	CHECK(optalloc_handle_count(&live) == OPTALLOC_OK && live == 0, "every handle freed: %zu live", live);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -46,6 +46,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     ),
     "optalloc_problem_pin": (c_int, [_U, c_size_t, c_int64]),
     "optalloc_problem_hint": (c_int, [_U, c_size_t, c_int64]),
+    "optalloc_problem_pins": (c_int, [_U, c_size_t, c_void_p]),
+    "optalloc_problem_pools": (c_int, [_U, c_size_t, c_void_p]),
     "optalloc_problem_add_pool": (c_int, [_U, c_char_p, c_int64, c_int64]),
     "optalloc_problem_set_pool": (c_int, [_U, c_size_t, c_char_p]),
     "optalloc_problem_buffer_count": (c_int, [_U, POINTER(c_size_t)]),

@@ -90,6 +90,7 @@ class Problem:
         alignment: Any = None,
         ids: Optional[Sequence[Any]] = None,
         capacity: Optional[int] = None,
+        offset: Any = None,
     ) -> "Problem":
         """Make a problem from columns: NumPy arrays (int64 and contiguous: not copied here) or sequences.
 
@@ -98,6 +99,7 @@ class Problem:
             alignment: one value per buffer, or None (no alignment).
             ids: one id per buffer, or None (the buffers' indices 0, 1, ...).
             capacity: as for Problem.
+            offset: one pin per buffer (negative: free), or None.
 
         Raises:
             ValueError: the columns have different lengths.
@@ -105,6 +107,8 @@ class Problem:
         cols = {"lower": _int64s(lower), "upper": _int64s(upper), "size": _int64s(size)}
         if alignment is not None:
             cols["alignment"] = _int64s(alignment)
+        if offset is not None:
+            cols["offset"] = _int64s(offset)
         n = len(cols["lower"])
         if any(len(c) != n for c in cols.values()) or (ids is not None and len(ids) != n):
             raise ValueError("the columns have different lengths")
@@ -122,10 +126,11 @@ class Problem:
             assert c is not None
             n = len(c["lower"])
             ids = c["ids"] if c["ids"] is not None else range(n)
-            al = c.get("alignment")
+            al, pin = c.get("alignment"), c.get("offset")
             self._buffers = [
                 Buffer(ids[i], int(c["lower"][i]), int(c["upper"][i]), int(c["size"][i]),
-                       int(al[i]) if al is not None else 1)
+                       int(al[i]) if al is not None else 1,
+                       int(pin[i]) if pin is not None and pin[i] >= 0 else None)
                 for i in range(n)
             ]
             self._columns = None
@@ -186,6 +191,8 @@ class Problem:
         _lib.check(_lib.lib().optalloc_problem_add_buffers(
             h.h, n, ids, _ptr(c["lower"]), _ptr(c["upper"]), _ptr(c["size"]),
             _ptr(al) if al is not None else None), h.h)
+        if c.get("offset") is not None:
+            _lib.check(_lib.lib().optalloc_problem_pins(h.h, n, _ptr(c["offset"])), h.h)
         self._add_pools(h)
 
     def _add_buffers(self, h: _lib.ProblemHandle) -> None:
@@ -196,9 +203,10 @@ class Problem:
         L = _lib.lib()
         _lib.check(L.optalloc_problem_add_buffers(h.h, n, ids, *[_ptr(c) for c in cols]), h.h)
         self._add_pools(h)
+        if any(b.offset is not None for b in bs):
+            pins = array.array("q", [-1 if b.offset is None else b.offset for b in bs])
+            _lib.check(L.optalloc_problem_pins(h.h, n, _ptr(pins)), h.h)
         for i, b in enumerate(bs):
-            if b.offset is not None:
-                _lib.check(L.optalloc_problem_pin(h.h, i, b.offset), h.h)
             if b.hint is not None:
                 _lib.check(L.optalloc_problem_hint(h.h, i, b.hint), h.h)
             if b.pool is not None:

@@ -89,6 +89,14 @@ def test_numpy_columns_in_without_a_copy_and_offsets_out() -> None:
     assert p.buffers[1] == B(1, 1, 3, 8)
 
 
+def test_numpy_pins() -> None:
+    p = optalloc.Problem.from_arrays(np.array([0, 0]), np.array([1, 1]), np.array([8, 8]),
+                                     offset=np.array([-1, 0]))
+    s = optalloc.solve(p, time_limit=1.0, threads=1)
+    assert s.offsets == {0: 8, 1: 0}
+    assert p.buffers[1].offset == 0 and p.buffers[0].offset is None
+
+
 def test_loaded_problem_solves_and_verifies() -> None:
     p = optalloc.load(shared("benchmarks", "minimalloc", "A.1048576.csv"))
     assert len(p) == 154
