@@ -33,7 +33,7 @@ package main
 // Who frees what (every _new has one _free; "string" = free with optalloc_string_free):
 //   optalloc_version()          static string, do not free; optalloc_abi(), optalloc_handle_count(&n)
 //   optalloc_error(h)           string: the last failed call's message on h (h = 0: calls with no live handle)
-//   optalloc_problem_new(&p)    problem, optalloc_problem_free; _load, _load_bytes replace its buffers
+//   optalloc_problem_new(&p)    problem, optalloc_problem_free; _load, _load_bytes replace its contents
 //   optalloc_problem_add_buffers, _pin, _pins, _hint, _add_pool, _set_pool, _pools: edits, arrays copied in
 //   optalloc_problem_buffer_count, _columns (caller's arrays), _ids (string, NUL-separated)
 //   optalloc_verify(p, ...)     violation count; lines (string or NULL) when asked
