@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -45,6 +46,7 @@ type verifyJSON struct {
 	Buffers    int                `json:"buffers"`
 	Peak       int64              `json:"peak"`
 	Violations []verify.Violation `json:"violations"`
+	Reason     string             `json:"reason,omitempty"`
 }
 
 func runVerify(ctx context.Context, e *env, args []string) error {
@@ -90,9 +92,28 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	} else if layout == "blocks" {
 		return verifyBlocks(e, p, planName, f)
 	}
-	plan, err := planio.Read(f, planName, p)
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return &model.InputError{File: planName, Msg: "cannot read: " + err.Error()}
+	}
+	plan, err := planio.Read(bytes.NewReader(data), planName, p)
 	if err != nil {
 		return err
+	}
+	// A plan made for another problem would list a violation per buffer:
+	// say so instead when most of the buffers differ.
+	if missing, differ, first := planMismatch(p, data, planName); missing+differ > 0 {
+		if 2*(missing+differ) > len(p.Buffers) {
+			msg := fmt.Sprintf("%s is a plan for a different problem: of the %d buffers of %s, %d are not in it and %d have another lifetime or size (%s)",
+				planName, len(p.Buffers), args[0], missing, differ, first)
+			if asJSON {
+				if err := writeJSON(e.stdout, verifyJSON{Buffers: len(p.Buffers), Violations: []verify.Violation{}, Reason: msg}); err != nil {
+					return err
+				}
+			}
+			return failure("%s", msg)
+		}
+		fmt.Fprintf(e.stderr, "note: %d buffers are not in the plan and %d have another lifetime or size in it than in %s (%s)\n", missing, differ, args[0], first)
 	}
 	vs := verify.Check(p, plan)
 	peak := int64(0)
