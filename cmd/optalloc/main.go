@@ -73,6 +73,10 @@ func failure(format string, args ...any) error {
 
 func main() {
 	processStart = initTime
+	// A write to a closed pipe (plan … | head) is an ordinary error that
+	// the command returns, so that its temporary files are removed, not a
+	// signal that ends the process on the spot.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	go func() {
 		// After the first signal the default action is back: a second

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -34,4 +36,31 @@ func TestModelsOnStdin(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "peak=672 ")
 	assert.Contains(t, stderr, " scratch=14")
+}
+
+// TestClosedPipeLeavesNoTemporaryFiles (issue 35 item 13): plan --explain
+// into a pipe closed early was killed by SIGPIPE and left its .tmp files;
+// the write now fails as an ordinary error and every temporary file goes.
+func TestClosedPipeLeavesNoTemporaryFiles(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "plan.csv")
+	cmd := exec.Command(os.Args[0], "plan", "../../examples/resnet18.graph.json", "-o", out, "--explain")
+	cmd.Env = append(os.Environ(), cliChildEnv+"=1")
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	require.NoError(t, r.Close()) // the reader is gone before anything is written
+	cmd.Stdout = w
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	w.Close()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, stderr.String())
+	assert.Equal(t, 1, ee.ExitCode(), "killed by a signal instead of exiting: %s", stderr.String())
+	assert.Contains(t, stderr.String(), "broken pipe")
+	left, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, f := range left {
+		t.Errorf("left behind: %s", f.Name())
+	}
 }
