@@ -122,10 +122,16 @@ const htmlScript = `(function () {
       yg.appendChild(el("line", { class: "grid", x1: p.left, x2: p.left + p.W, y1: y, y2: y }));
       yg.appendChild(el("text", { class: "tick", x: p.left - 6, y: y, dy: 4, "text-anchor": "end" }, compact(a)));
     }
-    for (const t of p.panel.querySelectorAll("text.ll")) {
-      const y = (ahi - +t.dataset.addr) / (ahi - alo) * p.H;
-      t.setAttribute("y", y);
-      t.style.display = y < -1 || y > p.H + 1 ? "none" : "";
+    // Line labels at their lines, stacked 12 px apart from the bottom up
+    // (stackLabels in svg.go).
+    const lls = [...p.panel.querySelectorAll("text.ll")].map(t => ({ t, y: (ahi - +t.dataset.addr) / (ahi - alo) * p.H }));
+    lls.sort((a, b) => b.y - a.y);
+    let below = Infinity;
+    for (const l of lls) {
+      const ly = Math.min(l.y, below - 12);
+      below = ly;
+      l.t.setAttribute("y", ly);
+      l.t.style.display = l.y < -1 || l.y > p.H + 1 ? "none" : "";
     }
   }
   function zoom(p, fx, fy, factor, axes) {

@@ -6,6 +6,7 @@ import (
 	"html"
 	"io"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -31,6 +32,11 @@ type Options struct {
 	// MaxBuffers refuses plans with more buffers (a browser chokes on a few
 	// hundred thousand elements); 0 means 200000, negative means no limit.
 	MaxBuffers int
+	// HideWeights leaves the weight buffers (kind weight: constants that
+	// live throughout) out of the picture, so that the activations show;
+	// the legend says how many were hidden. Peak and bounds stay the whole
+	// plan's.
+	HideWeights bool
 }
 
 // Colours of the kinds, the pools (a cycle) and the lines.
@@ -67,6 +73,10 @@ type picture struct {
 	panels  []panel
 	width   int // total
 	height  int // total
+	// hidden counts the weight buffers left out (Options.HideWeights),
+	// hiddenBytes their bytes.
+	hidden      int
+	hiddenBytes int64
 }
 
 type panel struct {
@@ -119,6 +129,11 @@ func newPicture(p *model.Problem, pl *model.Plan, opt Options) (*picture, error)
 	for i, q := range pl.Placements {
 		if q.Pool < 0 || q.Pool >= len(pools) {
 			return nil, fmt.Errorf("viz: buffer %q: pool %d does not exist", p.Buffers[i].ID, q.Pool)
+		}
+		if opt.HideWeights && kindOf(&p.Buffers[i]) == model.Weight {
+			pic.hidden++
+			pic.hiddenBytes += q.Size
+			continue
 		}
 		byPool[q.Pool] = append(byPool[q.Pool], i)
 	}
@@ -322,15 +337,14 @@ func (pic *picture) writePanel(w *bufio.Writer, pn *panel, titles bool) {
 	w.WriteString("</svg>\n")
 	fmt.Fprintf(w, `<rect class="frame" x="%d" y="0" width="%d" height="%d" fill="none" stroke="#888"/>`+"\n", marginLeft, W, H)
 	w.WriteString(`<g class="linelabels">`)
+	ys := make([]float64, len(lines))
 	for k, l := range lines {
-		y := pn.y(l.addr)
-		// Labels of close lines are pushed apart.
-		dy := 4
-		if k > 0 && pn.y(lines[k-1].addr)-y < 12 {
-			dy = -6
-		}
-		fmt.Fprintf(w, `<text class="ll" data-addr="%d" x="%d" y="%s" dy="%d" fill="%s">%s %s</text>`,
-			l.addr, marginLeft+W+6, f(y), dy, l.color, l.label, compact(float64(l.addr)))
+		ys[k] = pn.y(l.addr)
+	}
+	ys = stackLabels(ys, labelGap)
+	for k, l := range lines {
+		fmt.Fprintf(w, `<text class="ll" data-addr="%d" x="%d" y="%s" dy="4" fill="%s">%s %s</text>`,
+			l.addr, marginLeft+W+6, f(ys[k]), l.color, l.label, compact(float64(l.addr)))
 	}
 	w.WriteString("</g>\n</g>\n")
 }
@@ -346,6 +360,28 @@ func (pic *picture) critStroke() string {
 		return "stroke:#000;stroke-width:.6px"
 	}
 	return "stroke:none"
+}
+
+// labelGap is the least distance between two line labels, in pixels.
+const labelGap = 12
+
+// stackLabels moves the labels of lines at ys apart: from the bottom of the
+// plot up, each label goes at its line or gap pixels above the label below
+// it, whichever is higher (the HTML page's script does the same on zoom).
+func stackLabels(ys []float64, gap float64) []float64 {
+	order := make([]int, len(ys))
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(a, b int) bool { return ys[order[a]] > ys[order[b]] })
+	out := make([]float64, len(ys))
+	for n, k := range order {
+		out[k] = ys[k]
+		if n > 0 {
+			out[k] = min(ys[k], out[order[n-1]]-gap)
+		}
+	}
+	return out
 }
 
 type hline struct {
@@ -381,6 +417,9 @@ func (pic *picture) writeLegend(w *bufio.Writer) {
 	}
 	fmt.Fprintf(w, `<rect x="%d" y="%d" width="12" height="12" fill="#4e79a7"%s/><text x="%d" y="%d">defines the peak</text>`, x, y, outline, x+18, y+10)
 	fmt.Fprintf(w, `<rect x="%d" y="%d" width="12" height="12" fill="#4e79a7" fill-opacity=".5"/><text x="%d" y="%d">other buffers</text>`, x, y+18, x+18, y+28)
+	if pic.hidden > 0 {
+		fmt.Fprintf(w, `<text x="%d" y="%d">%d weights hidden (%s B)</text>`, x, y+46, pic.hidden, compact(float64(pic.hiddenBytes)))
+	}
 	w.WriteString("</g>\n")
 }
 

@@ -23,7 +23,11 @@ func niceTicks(lo, hi float64, n int) []float64 {
 	}
 	var out []float64
 	for k := math.Ceil(lo/step - 1e-9); k*step <= hi+step*1e-9; k++ {
-		out = append(out, k*step)
+		v := k * step
+		if v == 0 {
+			v = 0 // not -0 (k is -0 when lo is 0), which prints as "-0"
+		}
+		out = append(out, v)
 	}
 	return out
 }

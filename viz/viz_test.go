@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
@@ -320,4 +321,32 @@ func TestTicks(t *testing.T) {
 	assert.Equal(t, "12.5k", compact(12500))
 	assert.Equal(t, "1.049M", compact(1048576))
 	assert.Equal(t, "15.73G", compact(15734934689))
+}
+
+// TestPictureDetails (issue 35 item 14): the time axis starts at "0", not
+// "-0"; the labels of lines a few bytes apart are stacked, never drawn on
+// top of each other; weights can be hidden, and the legend says so.
+func TestPictureDetails(t *testing.T) {
+	for _, v := range niceTicks(0, 100, 10) {
+		assert.False(t, math.Signbit(v), "tick %v", v)
+	}
+	assert.Equal(t, "0", compact(niceTicks(0, 100, 10)[0]))
+	ys := stackLabels([]float64{300, 299, 298}, 12)
+	assert.Equal(t, []float64{300, 288, 276}, ys)
+	assert.Equal(t, []float64{50, 300}, stackLabels([]float64{50, 300}, 12), "far apart lines keep their places")
+
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "w", Start: 0, End: 4, Size: 900, Kind: model.Weight},
+		{ID: "a", Start: 0, End: 2, Size: 100},
+		{ID: "b", Start: 2, End: 4, Size: 100},
+	}}
+	pl := &model.Plan{Placements: []model.Placement{{Offset: 0, Size: 900}, {Offset: 900, Size: 100}, {Offset: 900, Size: 100}}}
+	var all, hidden bytes.Buffer
+	require.NoError(t, WriteSVG(&all, p, pl, Options{}))
+	require.NoError(t, WriteSVG(&hidden, p, pl, Options{HideWeights: true}))
+	assert.NotContains(t, all.String(), "-0<")
+	assert.Equal(t, 3, strings.Count(all.String(), `class="buf`))
+	assert.Equal(t, 2, strings.Count(hidden.String(), `class="buf`))
+	assert.Contains(t, hidden.String(), "1 weights hidden (900 B)")
+	assert.Contains(t, hidden.String(), "peak 1000", "the peak stays the whole plan's")
 }

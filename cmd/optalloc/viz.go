@@ -47,6 +47,7 @@ An invalid plan is drawn all the same, with a warning.`,
 			fs.Int("width", 0, "width of the plot in pixels (default 960)")
 			fs.Int("height", 0, "height of each pool's plot in pixels (default 480, or 300 per pool)")
 			fs.Int("max-buffers", 0, "refuse plans with more buffers (default 200000; -1 = no limit)")
+			fs.Bool("hide-weights", false, "leave the weights (kind weight) out of the picture, so that the activations show; the legend says how many")
 		},
 		run: runViz,
 	})
@@ -63,6 +64,7 @@ func vizOptions(fs *pflag.FlagSet) viz.Options {
 	o.Width, _ = fs.GetInt("width")
 	o.Height, _ = fs.GetInt("height")
 	o.MaxBuffers, _ = fs.GetInt("max-buffers")
+	o.HideWeights, _ = fs.GetBool("hide-weights")
 	return o
 }
 
