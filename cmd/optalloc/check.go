@@ -83,6 +83,9 @@ type baselineFile struct {
 	TimeLimit float64 `json:"time_limit_seconds"`
 	// PlannerOpts are the --planner-opt values the baseline was made with.
 	PlannerOpts []string `json:"planner_opts,omitempty"`
+	// InputFlags are the flags that shape the problems read (--dim,
+	// --scratch, --no-scratch) the baseline was made with.
+	InputFlags []string `json:"input_flags,omitempty"`
 	// Paths says how instance keys are written: "relative to the baseline"
 	// (keys are paths relative to the baseline file's folder); absent in
 	// older baselines, whose keys are paths as given on the command line.
@@ -155,10 +158,23 @@ func readBaseline(path string) (*baselineFile, error) {
 	if b.Instances == nil {
 		return nil, &model.InputError{File: path, Msg: `baseline: no "instances" object`}
 	}
+	keys := make([]string, 0, len(b.Instances))
 	for key, e := range b.Instances {
 		if e.Peak < 0 {
 			return nil, &model.InputError{File: path, Msg: fmt.Sprintf("baseline: instance %q has peak %d; a peak is >= 0", key, e.Peak)}
 		}
+		keys = append(keys, key)
+	}
+	// Two keys for one file would make the verdict depend on which is
+	// looked up first.
+	slices.Sort(keys)
+	named := map[string]string{}
+	for _, key := range keys {
+		p := b.keyPath(key)
+		if other, ok := named[p]; ok {
+			return nil, &model.InputError{File: path, Msg: fmt.Sprintf("baseline: instances %q and %q name the same file; keep one", other, key)}
+		}
+		named[p] = key
 	}
 	return &b, nil
 }
@@ -299,6 +315,10 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if base != nil && !slices.Equal(base.PlannerOpts, optArgs) && !quiet {
 		fmt.Fprintf(e.stderr, "optalloc check: warning: the baseline was made with --planner-opt %q, checking with %q\n", base.PlannerOpts, optArgs)
 	}
+	inputFlags := checkInputFlags(fs)
+	if base != nil && !slices.Equal(base.InputFlags, inputFlags) && !quiet {
+		fmt.Fprintf(e.stderr, "optalloc check: warning: the baseline was made with the input flags %q, checking with %q: the problems may differ\n", base.InputFlags, inputFlags)
+	}
 	insts, err := loadInstances(e, args)
 	if err != nil {
 		return err
@@ -342,7 +362,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 
 	if writePath != "" {
 		nb := newBaseline(results, method, limit, writePath)
-		nb.PlannerOpts = optArgs
+		nb.PlannerOpts, nb.InputFlags = optArgs, inputFlags
 		if err := writeOutput(e, writePath, func(w io.Writer) error { return writeJSON(w, nb) }); err != nil {
 			return err
 		}
@@ -366,6 +386,24 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "optalloc check: wrote the baseline %s (%d instances)\n", writePath, len(results))
 	}
 	return nil
+}
+
+// checkInputFlags lists the flags given that shape the problems read, as
+// --flag=value in the order given (--dim may repeat).
+func checkInputFlags(fs *pflag.FlagSet) []string {
+	var out []string
+	if dims, err := fs.GetStringArray("dim"); err == nil {
+		for _, d := range dims {
+			out = append(out, "--dim="+d)
+		}
+	}
+	if on, err := fs.GetBool("no-scratch"); err == nil && on {
+		out = append(out, "--no-scratch")
+	}
+	if list, err := fs.GetString("scratch"); err == nil && list != "" {
+		out = append(out, "--scratch="+list)
+	}
+	return out
 }
 
 // judge compares one instance's run with its baseline entry.
@@ -410,6 +448,11 @@ func judge(r *corpus.Result, base *baselineFile, tol float64) checkInstanceJSON 
 			ci.Verdict = verdictWorse
 			ci.Message = fmt.Sprintf("no plan found (%s), the baseline had peak %d%s", run.Status, entry.Peak, statusNote)
 		}
+		return ci
+	}
+	if entry.Peak == 0 && run.Peak > 0 {
+		ci.Verdict = verdictBetter
+		ci.Message = fmt.Sprintf("peak %d where the baseline had no plan (%s)%s; refresh the baseline with --write-baseline", run.Peak, entry.Status, statusNote)
 		return ci
 	}
 	change := 0.0
