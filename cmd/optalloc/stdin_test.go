@@ -64,3 +64,19 @@ func TestClosedPipeLeavesNoTemporaryFiles(t *testing.T) {
 		t.Errorf("left behind: %s", f.Name())
 	}
 }
+
+// TestJSONProblemOnStdinNamedOps (D14): the crafted JSON problems of
+// ../shared/hostile/sniff, whose buffers are named "ops" and "models", are
+// read as JSON problems on standard input, not as model graphs.
+func TestJSONProblemOnStdinNamedOps(t *testing.T) {
+	for _, name := range []string{"ops_id.json", "models_id.json"} {
+		path := filepath.Join("..", "..", "..", "shared", "hostile", "sniff", name)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Skipf("%s is absent", path)
+		}
+		code, _, stderr := cli(t, string(data), "plan", "-")
+		assert.Equal(t, 0, code, stderr)
+		assert.Contains(t, stderr, "status=optimal")
+	}
+}

@@ -34,11 +34,62 @@ func readProblem(r io.Reader, name string) (*model.Problem, error) {
 	return p, err
 }
 
-// Sniff reports whether data looks like a model graph: a JSON object with
-// "ops" or "models" (a JSON problem has "buffers" instead).
+// Sniff reports whether data looks like a model graph: a JSON object whose
+// own keys include "ops" or "models" (a JSON problem has "buffers"
+// instead). Only the top-level keys count: a buffer named "ops" inside a
+// JSON problem does not make it a graph.
 func Sniff(data []byte) bool {
 	t := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\ufeff")))
-	return len(t) > 0 && t[0] == '{' && (bytes.Contains(t, []byte(`"ops"`)) || bytes.Contains(t, []byte(`"models"`)))
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	graph := false
+	topLevelKeys(t, func(k string) bool {
+		switch k {
+		case "ops", "models":
+			graph = true
+			return false
+		case "buffers":
+			return false
+		}
+		return true
+	})
+	return graph
+}
+
+// topLevelKeys calls key with each key of the JSON object t, in order,
+// until it returns false, skipping the values by counting brackets (it
+// reads no further than the keys it reports).
+func topLevelKeys(t []byte, key func(string) bool) {
+	depth := 0
+	expectKey := false
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; c {
+		case '{', '[':
+			depth++
+			expectKey = c == '{' && depth == 1
+		case '}', ']':
+			depth--
+		case ',':
+			expectKey = depth == 1
+		case '"':
+			j := i + 1
+			for j < len(t) && t[j] != '"' {
+				if t[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(t) {
+				return
+			}
+			if expectKey && depth == 1 && !key(string(t[i+1:j])) {
+				return
+			}
+			expectKey = false
+			i = j
+		}
+	}
 }
 
 // Read decodes a .graph.json model graph and builds the buffer problem (see
