@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/term"
+
 	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/model"
 )
@@ -15,6 +17,9 @@ import (
 // signal (Ctrl-C, SIGTERM, SIGHUP) while it reads stops the command at once
 // (exit 1): there is no plan yet to keep.
 func loadProblem(e *env, path string) (*model.Problem, error) {
+	if err := checkInputFile(path); err != nil {
+		return nil, err
+	}
 	load := func() (p *model.Problem, err error) {
 		defer func() {
 			// a reader that panics (a bug) gives one line and exit 1, not
@@ -65,6 +70,28 @@ func loadProblem(e *env, path string) (*model.Problem, error) {
 	case <-e.ctx.Done():
 		return nil, failure("interrupted while reading %s; nothing written", path)
 	}
+}
+
+// checkInputFile refuses an input that is a device other than a terminal
+// (/dev/zero would be read without end): a file, a pipe, a FIFO or "-".
+func checkInputFile(path string) error {
+	if path == "-" {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode()&os.ModeDevice == 0 {
+		return nil // the reader says what is wrong with a missing file
+	}
+	if fi.Mode()&os.ModeCharDevice != 0 {
+		if f, err := os.Open(path); err == nil {
+			tty := term.IsTerminal(int(f.Fd()))
+			f.Close()
+			if tty {
+				return nil
+			}
+		}
+	}
+	return &model.InputError{File: path, Msg: "is a device, not a file: give a file, a pipe, or - for standard input"}
 }
 
 func unwrapErr(err error) error {

@@ -80,3 +80,26 @@ func TestJSONProblemOnStdinNamedOps(t *testing.T) {
 		assert.Contains(t, stderr, "status=optimal")
 	}
 }
+
+// TestDeviceInputRefused (issue 36 D18): /dev/zero as an input, a plan or
+// a problem was read without end; a device that is not a terminal is
+// refused at once, whatever its name says.
+func TestDeviceInputRefused(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero here")
+	}
+	dir := t.TempDir()
+	link := filepath.Join(dir, "model.onnx")
+	require.NoError(t, os.Symlink("/dev/zero", link))
+	for _, args := range [][]string{
+		{"plan", "/dev/zero"},
+		{"plan", link},
+		{"bounds", link},
+		{"verify", "../../examples/tiny-cnn.csv", "/dev/zero"},
+		{"viz", "/dev/zero", "--svg", filepath.Join(dir, "x.svg")},
+	} {
+		code, _, stderr := cli(t, "", args...)
+		assert.Equal(t, 2, code, "%v: %s", args, stderr)
+		assert.Contains(t, stderr, "is a device, not a file")
+	}
+}

@@ -80,6 +80,9 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	if planName == "-" {
 		planName = "<stdin>"
 	} else {
+		if err := checkInputFile(args[1]); err != nil {
+			return err
+		}
 		file, err := os.Open(args[1])
 		if err != nil {
 			return &model.InputError{File: args[1], Msg: "cannot open: " + err.Error()}

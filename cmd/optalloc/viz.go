@@ -136,6 +136,9 @@ func loadPlan(e *env, planPath, problemPath string) (*model.Problem, *model.Plan
 	if planPath == "-" {
 		data, err = io.ReadAll(e.stdin)
 	} else {
+		if err := checkInputFile(planPath); err != nil {
+			return nil, nil, err
+		}
 		data, err = os.ReadFile(planPath)
 	}
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime/debug"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -96,6 +97,25 @@ func Read(r io.Reader, name string) (*Model, error) {
 		return nil, &model.InputError{File: name, Msg: "cannot read: " + unwrap(err)}
 	}
 	defer release()
+	return decodeMapped(data, name)
+}
+
+// decodeMapped is Decode on a mapped file: a file truncated while it is
+// read makes the pages past its new end fault (SIGBUS), which would end the
+// process; here the fault is a panic turned into an error naming the file.
+func decodeMapped(data []byte, name string) (m *Model, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			// A fault under SetPanicOnFault is a runtime.Error with the
+			// faulting address.
+			if _, ok := r.(interface{ Addr() uintptr }); ok {
+				m, err = nil, &model.InputError{File: name, Msg: "the file changed while it was read (truncated?): " + fmt.Sprint(r)}
+				return
+			}
+			panic(r)
+		}
+	}()
 	return Decode(data, name)
 }
 
