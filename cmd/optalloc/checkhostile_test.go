@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,4 +61,22 @@ func TestCheckRecordsInputFlags(t *testing.T) {
 	code, _, stderr = cli(t, "", "check", in, "--baseline", base)
 	assert.Equal(t, 1, code, "with the scratch buffers the arena is larger: worse")
 	assert.Contains(t, stderr, `the baseline was made with the input flags ["--no-scratch"], checking with []`)
+}
+
+// TestHostileONNXNamesAndInitializers (D19): an operator type with a
+// carriage return broke the one-line error; two initializers of one name
+// kept the last silently.
+func TestHostileONNXNamesAndInitializers(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "shared", "hostile", "onnx")
+	if _, err := os.Stat(filepath.Join(dir, "optype_cr.onnx")); err != nil {
+		t.Skip("the hostile ONNX files are absent")
+	}
+	code, _, stderr := cli(t, "", "plan", filepath.Join(dir, "optype_cr.onnx"))
+	assert.Equal(t, 2, code)
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
+	assert.NotContains(t, stderr, "\r")
+	assert.Contains(t, stderr, `\x0d`)
+	code, _, stderr = cli(t, "", "plan", filepath.Join(dir, "dup_init.onnx"))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `initializer "w" is given twice`)
 }

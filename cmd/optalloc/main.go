@@ -147,18 +147,37 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var xe *exitError
 	switch {
 	case errors.As(err, &ie):
-		fmt.Fprintln(stderr, ie.Error())
+		fmt.Fprintln(stderr, oneLine(ie.Error()))
 		return 2
 	case errors.As(err, &xe):
 		if xe.msg != "" {
-			fmt.Fprintf(stderr, "optalloc %s: %s\n", name, xe.msg)
+			fmt.Fprintf(stderr, "optalloc %s: %s\n", name, oneLine(xe.msg))
 		}
 		return xe.code
 	default:
-		fmt.Fprintf(stderr, "optalloc %s: %v\n", name, err)
+		fmt.Fprintf(stderr, "optalloc %s: %s\n", name, oneLine(err.Error()))
 		return 1
 	}
 }
+
+// oneLine keeps an error message on one line: a control character from the
+// input (a carriage return in an operator's name) is written \xNN.
+func oneLine(msg string) string {
+	if !strings.ContainsFunc(msg, isControl) {
+		return msg
+	}
+	var b strings.Builder
+	for _, r := range msg {
+		if isControl(r) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, `optalloc plans the memory of a neural network offline: every buffer gets an

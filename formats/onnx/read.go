@@ -243,6 +243,15 @@ func (d *decoder) graph(data []byte, depth int) (*Graph, error) {
 		}
 		return nil, d.fail("corrupted graph: %v", err)
 	}
+	// ONNX requires initializer names to be unique in a graph; with two,
+	// which one a runtime keeps is anyone's guess, so the model is refused.
+	seen := make(map[string]bool, len(g.Initializers))
+	for _, t := range g.Initializers {
+		if seen[t.Name] {
+			return nil, d.fail("graph %s: initializer %s is given twice (ONNX requires unique names)", model.Quote(g.Name), model.Quote(t.Name))
+		}
+		seen[t.Name] = true
+	}
 	return g, nil
 }
 
