@@ -5,8 +5,9 @@
 //
 // A single-pool solve is a loop over stages (stages.go: pipeline), each a
 // small type that says when it applies and hands on the best plan, the
-// lower bound and the statistics: bounds, the rounded problem, the
-// heuristics, the coarse restrictions, the refinement, the exact race, the
+// lower bound and the statistics: bounds, a first plan (freelist, before
+// anything that may take long: no exact check comes before a plan), the
+// rounded problem, the heuristics, the coarse restrictions, the refinement, the exact race, the
 // portfolio resumed, squeaky, and the scratch and hints passes. A
 // multi-pool problem is split over its pools first (tiers.go), each pool
 // then a single-pool solve. docs/layout.md lists the stages.

@@ -187,6 +187,9 @@ type solver struct {
 	roundedGave bool
 	// held is the lowest plan of the running portfolio (see provisional).
 	held held
+	// firstOnly is set while the best plan is firstPlanStage's: a later
+	// plan as low replaces it (keep).
+	firstOnly bool
 }
 
 // heuristicShare: with methods auto and exact, the heuristic portfolio gets
@@ -274,7 +277,8 @@ func (s *solver) keep(plan *model.Plan, method string, fits bool) {
 		}
 		return
 	}
-	if s.res.Plan == nil || peak < s.res.Peak {
+	if s.res.Plan == nil || peak < s.res.Peak || s.firstOnly && peak == s.res.Peak {
+		s.firstOnly = false
 		if s.res.Plan == nil {
 			s.res.Stats.FirstPlanMillis = float64(time.Since(s.start).Microseconds()) / 1000
 		}

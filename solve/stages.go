@@ -17,6 +17,7 @@ type stage interface {
 // pipeline is the single-pool solve, in order.
 var pipeline = []stage{
 	boundsStage{},                // the starting lower bound (bounds.Start)
+	firstPlanStage{},             // a plan in O(n log n), before anything that may take long
 	roundedStage{},               // the rounded problem's plan and bound; sets s.roundedGave
 	heuristicsStage{share: true}, // the portfolio's plan; sets s.heuristicsCut
 	coarseStage{},                // the coarse restrictions' plans
@@ -51,6 +52,18 @@ type boundsStage struct{}
 func (boundsStage) applies(context.Context, *solver) bool    { return true }
 func (boundsStage) run(ctx context.Context, s *solver) error { return s.startBound(ctx) }
 
+// firstPlanStage plans the problem with firstPlanner before any stage
+// that may take long (methods auto and exact; heuristics.go): the first
+// plan comes before any exact check. On a chain of 100 000 ops the check
+// whether SAT takes the problem (made to share the time out) ran for a
+// minute before any planner did, and a time limit gave no plan at all.
+type firstPlanStage struct{}
+
+func (firstPlanStage) applies(ctx context.Context, s *solver) bool {
+	return !s.quick && s.res.Plan == nil && ctx.Err() == nil && (s.opt.Method == "auto" || s.opt.Method == "exact")
+}
+func (firstPlanStage) run(ctx context.Context, s *solver) error { return s.runFirstPlan(ctx) }
+
 // roundedStage minimises the problem with its sizes rounded up to the
 // offsets' grid instead of the original (rounded.go); when it gives a
 // plan, the heuristics, the restrictions and the refinement of the
@@ -76,7 +89,7 @@ func (h heuristicsStage) run(ctx context.Context, s *solver) error {
 type coarseStage struct{}
 
 func (coarseStage) applies(ctx context.Context, s *solver) bool {
-	return !s.roundedGave && s.coarseApplies() && ctx.Err() == nil && s.coarseMinimises()
+	return !s.roundedGave && s.coarseApplies() && ctx.Err() == nil && s.coarseMinimises(ctx)
 }
 func (coarseStage) run(ctx context.Context, s *solver) error { return s.runCoarse(ctx) }
 
@@ -86,7 +99,7 @@ func (coarseStage) run(ctx context.Context, s *solver) error { return s.runCoars
 type refineStage struct{}
 
 func (refineStage) applies(ctx context.Context, s *solver) bool {
-	if s.roundedGave || !s.refineApplies() || ctx.Err() != nil || s.exactTakes() {
+	if s.roundedGave || !s.refineApplies() || ctx.Err() != nil || s.exactTakes(ctx) {
 		return false
 	}
 	from, _ := s.refineStart()
