@@ -282,7 +282,7 @@ func (s *solver) keep(plan *model.Plan, method string, fits bool) {
 		if s.res.Plan == nil {
 			s.res.Stats.FirstPlanMillis = float64(time.Since(s.start).Microseconds()) / 1000
 		}
-		s.res.Plan, s.res.Peak, s.res.Method = plan, peak, method
+		s.setPlan(plan, method)
 		if s.opt.Progress != nil {
 			s.opt.Progress(Progress{Elapsed: time.Since(s.start), Peak: peak, LowerBound: s.res.LowerBound, Phase: method})
 		}
@@ -292,7 +292,20 @@ func (s *solver) keep(plan *model.Plan, method string, fits bool) {
 	}
 }
 
-// finish sets the status from the best plan, the bound and the capacity.
+// setPlan makes plan (nil: none) the result's plan, found by method, and
+// derives the result's peak and status from it (Result.derive): the one way
+// the plan of a result changes.
+func (s *solver) setPlan(plan *model.Plan, method string) {
+	s.res.Plan, s.res.Method = plan, method
+	if plan == nil {
+		s.res.Peak = 0
+		return
+	}
+	s.res.derive(s.p)
+}
+
+// finish sets the status from the best plan, the bound and the capacity;
+// with a plan, the peak and the status are derived from it (Result.derive).
 func (s *solver) finish() {
 	r := s.res
 	r.Elapsed = time.Since(s.start)
@@ -317,9 +330,7 @@ func (s *solver) finish() {
 		r.Status, r.Reason = Unknown, "the time limit ran out before a plan was found"
 	case r.Plan == nil:
 		r.Status, r.Reason = Unknown, "no engine found a plan (see the engine statistics with --json)"
-	case r.Peak <= r.LowerBound:
-		r.Status = Optimal
 	default:
-		r.Status = Feasible
+		r.derive(s.p)
 	}
 }
