@@ -19,6 +19,8 @@ const (
 	// Infeasible: no plan fits the capacity, and the code proved it.
 	Infeasible Status = "infeasible"
 	// Unknown: no plan within the capacity was found and none was refuted.
+	// The lowest plan found above the capacity, if any, is Result.Best:
+	// its peak and gap are the result's.
 	Unknown Status = "unknown"
 )
 
@@ -35,7 +37,11 @@ type Progress struct {
 type Result struct {
 	// Plan is the best verified plan; nil when none was found (or, with a
 	// capacity, none fits).
-	Plan       *model.Plan
+	Plan *model.Plan
+	// Best is, for a decision that ends unknown, the lowest plan found
+	// above the capacity (not a plan of the decision: it is never
+	// output); Peak, Gap and Method are then its. Nil otherwise.
+	Best       *model.Plan
 	Peak       int64
 	LowerBound int64
 	Status     Status
@@ -56,9 +62,13 @@ type Result struct {
 // again, and finish derives them from the plan that is output (a scratch
 // pass had lowered the plan to the bound while the summary kept the
 // engines' peak: peak=1700 gap=13.33% feasible for a plan of 1 500,
-// optimal). It does nothing without a plan.
+// optimal). Without a plan, only Best's peak is derived (the status is
+// the caller's).
 func (r *Result) derive(p *model.Problem) {
 	if r.Plan == nil {
+		if r.Best != nil {
+			r.Peak = r.Best.Peak(p)
+		}
 		return
 	}
 	r.Peak = r.Plan.Peak(p)

@@ -324,7 +324,8 @@ func (s *solver) finish() {
 		r.Reason = fmt.Sprintf("the %s search was exhausted: no plan fits in %d bytes", s.refutedBy, c)
 		r.Method = s.refutedBy
 	case r.Plan == nil && s.overCapacity < math.MaxInt64:
-		r.Peak = s.overCapacity
+		r.Best, r.Method = s.overPlan, s.overMethod
+		r.derive(s.p)
 		r.Status, r.Reason = Unknown, fmt.Sprintf("the best plan found (by %s) needs %d bytes, above the capacity; no refutation was found", s.overMethod, r.Peak)
 	case r.Plan == nil && s.timedOut:
 		r.Status, r.Reason = Unknown, "the time limit ran out before a plan was found"

@@ -281,8 +281,10 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		// Without a plan there is no peak, gap nor method: "none", not 0.
+		// An unknown decision shows its best plan's (above the capacity,
+		// not written).
 		peak, gap, method := "none", "none", "none"
-		if res.Plan != nil {
+		if res.Plan != nil || res.Best != nil {
 			peak, gap, method = fmt.Sprint(res.Peak), fmt.Sprintf("%.2f%%", res.Gap()), res.Method
 		}
 		fmt.Fprintf(e.stderr, "peak=%s lower_bound=%d gap=%s status=%s method=%s time=%.3fs%s\n",
@@ -292,7 +294,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		j := planJSON{Input: args[0], Buffers: len(p.Buffers), LowerBound: res.LowerBound,
 			Status: res.Status, Method: res.Method, Seconds: elapsed.Seconds(),
 			Capacity: capacity, Reason: res.Reason, Output: out, Split: res.Split, Stats: res.Stats}
-		if res.Plan != nil {
+		if res.Plan != nil || res.Best != nil {
 			peak, gap := res.Peak, res.Gap()
 			j.Peak, j.Gap = &peak, &gap
 		}
