@@ -66,7 +66,8 @@ runtime buffer pools): every buffer gets a block, buffers sharing a block are
 never live together, and the total block bytes are minimised. Its summary is
   total_bytes=N lower_bound=N gap=P% blocks=N min_blocks=N status=S method=M time=Ds
 Methods: auto (= exact), greedy_in_order, greedy_by_size, greedy_by_breadth,
-min_cost_flow. --schedule F writes the replayable allocation schedule.`,
+min_cost_flow, and equal_slots (another objective: blocks of one size, as
+few as fit). --schedule F writes the replayable allocation schedule.`,
 		flags: planFlags,
 		run:   runPlan,
 	})
