@@ -136,16 +136,14 @@ func choose(ctx context.Context, p *model.Problem, online []bool, res *solve.Res
 	}
 	out.Fallback = out.Candidate == "tflm-greedy"
 	r := *res
-	r.Plan, r.Peak = best, out.Head
-	switch {
-	case r.Peak <= r.LowerBound:
-		r.Status = solve.Optimal
-	case capacity > 0 && r.Peak > capacity:
-		r.Status = solve.Unknown
-		r.Reason = fmt.Sprintf("the tensors and scratch fit %d together, but TFLite Micro's online placement of the scratch needs %d", capacity, r.Peak)
-	default:
-		r.Status = solve.Feasible
+	r.Plan = best
+	if capacity > 0 && out.Head > capacity {
+		// The joint plan fits, the device's arena does not: no plan
+		// within the capacity, the device's as the best above it.
+		r.Plan, r.Best, r.Status = nil, best, solve.Unknown
+		r.Reason = fmt.Sprintf("the tensors and scratch fit %d together, but TFLite Micro's online placement of the scratch needs %d", capacity, out.Head)
 	}
+	r.Derive(p)
 	if out.Fallback {
 		r.Method = "tflm-greedy"
 	}

@@ -158,6 +158,8 @@ func TestFallbackToTFLM(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, solve.Unknown, r.Status)
 	assert.Contains(t, r.Reason, "needs 256")
+	assert.Nil(t, r.Plan, "no plan within the capacity is written")
+	assert.Equal(t, int64(256), r.Peak, "the best plan's peak, above the capacity")
 
 	out = &Outcome{}
 	r, err = choose(context.Background(), p, online, res, []Candidate{{"joint", joint}, {"mirror", mirror(p, joint)}, {"tflm-greedy", own}}, 0, out)

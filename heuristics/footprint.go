@@ -33,6 +33,21 @@ func bounding(ctx context.Context) bool {
 	return v
 }
 
+type stopAtKey struct{}
+
+// withStopAt returns a context in which the improving planners (hillclimb,
+// lns) stop once their plan is at most lb bytes high, as they stop at
+// max-live: Portfolio passes its LowerBound on a single pool.
+func withStopAt(ctx context.Context, lb int64) context.Context {
+	return context.WithValue(ctx, stopAtKey{}, lb)
+}
+
+// stopAt is the height set by withStopAt (0 when none).
+func stopAt(ctx context.Context) int64 {
+	v, _ := ctx.Value(stopAtKey{}).(int64)
+	return v
+}
+
 // bufferRects appends the rectangles buffer b occupies at byte delta inside
 // its item (model.Buffer.Rects: its whole size outside its gaps, nothing in
 // an absent gap, the window [Lo, Hi) inside a partial gap).

@@ -61,7 +61,7 @@ func (h *HillClimb) Plan(ctx context.Context, p *model.Problem) (*model.Plan, er
 }
 
 func (h *HillClimb) plan(ctx context.Context, its []item) ([]int64, error) {
-	lb := maxLive(its)
+	lb := max(maxLive(its), stopAt(ctx))
 	pc := newPlacer(its)
 	n := float64(len(its))
 	cost := pc.work() // n²/2 + n on plain items

@@ -60,7 +60,7 @@ func (l *LNS) Plan(ctx context.Context, p *model.Problem) (*model.Plan, error) {
 
 func (l *LNS) plan(ctx context.Context, its []item) ([]int64, error) {
 	n := len(its)
-	lb := maxLive(its)
+	lb := max(maxLive(its), stopAt(ctx))
 	budget := l.Budget
 	if budget <= 0 {
 		budget = scaledBudget(1e8, n)

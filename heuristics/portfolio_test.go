@@ -3,6 +3,7 @@ package heuristics
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -109,4 +110,51 @@ func TestPortfolioStartsInListOrder(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, names, started, "trial %d", trial)
 	}
+}
+
+// TestPortfolioNoSearch: NoSearch leaves the searching planners out of the
+// default list (the cheap portfolio solve runs before the rounded
+// problem), not out of an explicit one.
+func TestPortfolioNoSearch(t *testing.T) {
+	searched := 0
+	for seed := range 20 {
+		p := transformerTrace(60+10*seed, uint64(seed))
+		_, def, err := Portfolio(context.Background(), p, PortfolioOptions{Threads: 1})
+		require.NoError(t, err)
+		plan, name, err := Portfolio(context.Background(), p, PortfolioOptions{Threads: 1, NoSearch: true})
+		require.NoError(t, err)
+		require.NotNil(t, plan)
+		require.NotContains(t, Searching, name, "seed %d", seed)
+		if slices.Contains(Searching, def) {
+			searched++
+		}
+	}
+	require.Positive(t, searched, "a searching planner wins some default portfolio")
+	p := transformerTrace(100, 1)
+	_, name, err := Portfolio(context.Background(), p, PortfolioOptions{Threads: 1, NoSearch: true, Planners: []string{"lns"}})
+	require.NoError(t, err)
+	require.Equal(t, "lns", name)
+}
+
+// TestSearchStopsAtTheBound: with a bound (Portfolio's LowerBound) the
+// hill climb stops once its plan reaches it, as at max-live: with a bound
+// above its starting plans it returns the best of them, no search.
+func TestSearchStopsAtTheBound(t *testing.T) {
+	searched := 0
+	for seed := range 5 {
+		p := transformerTrace(200, uint64(seed))
+		in, err := newInstance(context.Background(), p)
+		require.NoError(t, err)
+		want, err := (&HillClimb{Iterations: -1, NoSkyline: true}).plan(context.Background(), in.its)
+		require.NoError(t, err)
+		got, err := (&HillClimb{}).plan(withStopAt(context.Background(), 1<<50), in.its)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "seed %d", seed)
+		full, err := (&HillClimb{}).plan(context.Background(), in.its)
+		require.NoError(t, err)
+		if !slices.Equal(want, full) {
+			searched++ // without the bound it searched on
+		}
+	}
+	require.Positive(t, searched)
 }

@@ -220,8 +220,8 @@ func (s *solver) solveRestriction(ctx context.Context, a int64, d time.Duration,
 // with and without them: C 1 192 960–1 221 632 → 1 174 528–1 189 888, K
 // 1 259 520–1 273 856 → 1 235 968–1 257 472; G is still proven, by SAT on
 // the whole problem, 10.0–10.5 s instead of 7.9–8.6 s).
-func (s *solver) coarseMinimises() bool {
-	return s.p.PoolList()[0].Capacity == 0 && !s.atBound() && !s.satMinimisesWhole()
+func (s *solver) coarseMinimises(ctx context.Context) bool {
+	return s.p.PoolList()[0].Capacity == 0 && !s.atBound() && !s.satMinimisesWhole(ctx)
 }
 
 // runCoarse solves the restrictions (see coarseApplies and

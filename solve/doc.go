@@ -5,9 +5,11 @@
 //
 // A single-pool solve is a loop over stages (stages.go: pipeline), each a
 // small type that says when it applies and hands on the best plan, the
-// lower bound and the statistics: bounds, the rounded problem, the
-// heuristics, the coarse restrictions, the refinement, the exact race, the
-// portfolio resumed, squeaky, and the scratch and hints passes. A
+// lower bound and the statistics: bounds, a first plan (freelist, before
+// anything that may take long: no exact check comes before a plan), the
+// heuristics, the rounded problem, the coarse restrictions, the
+// refinement, the exact race, the portfolio resumed, squeaky, and the
+// scratch and hints passes. A
 // multi-pool problem is split over its pools first (tiers.go), each pool
 // then a single-pool solve. docs/layout.md lists the stages.
 //
@@ -25,10 +27,11 @@
 // and one that reaches the lower bound is optimal.
 //
 // When every offset lies on a grid A coarser than the sizes (a pool
-// alignment), the minimisation plans the problem with every size rounded
-// up to A instead (rounded.go): no conflict changes, the search runs on a
-// grid A times coarser, and the rounded problem's bound L proves
-// L − A + the smallest remainder for the original.
+// alignment), the rounded problem's starting bound L (every size rounded
+// up to A: no conflict changes) proves L − A + the smallest remainder for
+// the original, from the bounds stage on; when the plain portfolio leaves
+// a gap, the minimisation plans the rounded problem (rounded.go), whose
+// search runs on a grid A times coarser, and keeps its plan when lower.
 //
 // On sparsely aligned problems (a third of the buffers aligned to at least
 // 8 grid units) the aligned buffers have few offsets each and SAT answers

@@ -1,18 +1,20 @@
 package solve
 
+import "context"
+
 // Who joins the exact race (exact.go): each engine with the predicate
 // that says when.
 
 // raceEngines lists the engines of a race deciding capacity (0:
 // minimising), each where it joins (see its predicate).
-func (s *solver) raceEngines(r *race, capacity int64) []engine {
-	useBnB, useSAT := s.takingEngines()
+func (s *solver) raceEngines(ctx context.Context, r *race, capacity int64) []engine {
+	useBnB, useSAT := s.takingEngines(ctx)
 	var engines []engine
-	if s.refineRaces() {
+	if s.refineRaces(ctx) {
 		// First: with one thread the engines take turns (see refineEngine).
 		engines = append(engines, s.refineEngine(r))
 	}
-	bnbRaces := useBnB && s.bnbRaces(capacity)
+	bnbRaces := useBnB && s.bnbRaces(ctx, capacity)
 	if bnbRaces {
 		engines = append(engines, s.bnbEngine())
 	}
@@ -24,9 +26,9 @@ func (s *solver) raceEngines(r *race, capacity int64) []engine {
 		engines = append(engines, e)
 	}
 	if s.portfolioRaces(capacity) {
-		engines = append(engines, s.portfolioEngine())
+		engines = append(engines, s.portfolioEngine(ctx))
 	}
-	if s.coarseRaces(capacity) {
+	if s.coarseRaces(ctx, capacity) {
 		engines = append(engines, s.coarseEngine())
 	}
 	if s.windowsRace(capacity) {
@@ -47,9 +49,9 @@ func (s *solver) racing() bool {
 // ops their declining took 2.9 s: the branch-and-bound's fold, SAT's
 // instance and its delay). Alone (--method sat) SAT still runs: it falls
 // back on its large-neighbourhood search.
-func (s *solver) takingEngines() (useBnB, useSAT bool) {
+func (s *solver) takingEngines(ctx context.Context) (useBnB, useSAT bool) {
 	useBnB, useSAT = s.engines()
-	if (s.opt.Method == "auto" || s.opt.Method == "exact") && !s.exactTakes() {
+	if (s.opt.Method == "auto" || s.opt.Method == "exact") && !s.exactTakes(ctx) {
 		for name, why := range s.declined {
 			s.res.Stats.engine(name+"_declined", why)
 		}
@@ -61,8 +63,8 @@ func (s *solver) takingEngines() (useBnB, useSAT bool) {
 // refineRaces reports whether the refinement is one of the race's engines:
 // where it applies and an exact engine takes the problem on (else it runs
 // ahead of the race, refineStage).
-func (s *solver) refineRaces() bool {
-	return s.refineApplies() && s.exactTakes()
+func (s *solver) refineRaces(ctx context.Context) bool {
+	return s.refineApplies() && s.exactTakes(ctx)
 }
 
 // bnbRaces reports whether the branch-and-bound (taking the problem) joins:
@@ -72,8 +74,8 @@ func (s *solver) refineRaces() bool {
 // in five without; G proven in 4.9–6.5 s instead of 9.9–10.5 s; C
 // 1 174 528–1 189 888 with them, 1 186 816–1 189 888 without). It still
 // minimises the windows of the window engine.
-func (s *solver) bnbRaces(capacity int64) bool {
-	return !(capacity == 0 && s.satMinimisesWhole())
+func (s *solver) bnbRaces(ctx context.Context, capacity int64) bool {
+	return !(capacity == 0 && s.satMinimisesWhole(ctx))
 }
 
 // portfolioRaces reports whether the heuristic portfolio joins a decision:
@@ -89,8 +91,8 @@ func (s *solver) portfolioRaces(capacity int64) bool {
 // slow it (MiniMalloc with alignment 65536 on buffers ≥ 64 KiB, two runs
 // each: K at 1228800 36 s → 19–20 s, C at 1177600 11 s → 6.6 s, G at
 // 1246208 4.2 s → 3.2 s).
-func (s *solver) coarseRaces(capacity int64) bool {
-	return capacity > 0 && s.coarseApplies() && !s.satWhole(capacity)
+func (s *solver) coarseRaces(ctx context.Context, capacity int64) bool {
+	return capacity > 0 && s.coarseApplies() && !s.satWhole(ctx, capacity)
 }
 
 // windowsRace reports whether the window engine joins: with the

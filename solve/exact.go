@@ -115,7 +115,7 @@ func (s *solver) runExact(ctx context.Context) error {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r := &race{s: s, cancel: cancel, lb: s.res.LowerBound}
-	engines := s.raceEngines(r, capacity)
+	engines := s.raceEngines(ctx, r, capacity)
 	if s.opt.Threads == 1 {
 		// One thread: no race, the engines take turns, so that the result
 		// does not depend on timing (deterministic when the search ends).
@@ -209,18 +209,20 @@ func (s *solver) bnbEngine() engine {
 // can, the heuristic portfolio gets the whole time instead of a fifth (a
 // transformer trace of 62 000 buffers with its backward pass: no planner
 // had finished in a fifth of 5 s).
-func (s *solver) exactTakes() bool {
+func (s *solver) exactTakes(ctx context.Context) bool {
 	if s.takes == 0 {
 		s.takes = -1
-		if s.exactAdmits() {
+		if s.exactAdmits(ctx) {
 			s.takes = 1
 		}
 	}
 	return s.takes > 0
 }
 
-// exactAdmits is exactTakes uncached.
-func (s *solver) exactAdmits() bool {
+// exactAdmits is exactTakes uncached. When ctx ends during SAT's check
+// (it costs the pairs of buffers alive together), SAT does not take the
+// problem.
+func (s *solver) exactAdmits(ctx context.Context) bool {
 	useBnB, useSAT := s.engines()
 	s.declined = map[string]string{}
 	if useBnB {
@@ -231,7 +233,7 @@ func (s *solver) exactAdmits() bool {
 		s.declined["bnb"] = why
 	}
 	if useSAT {
-		ok, why := sat.Admits(s.p, s.res.LowerBound, s.satOptions())
+		ok, why := sat.AdmitsContext(ctx, s.p, s.res.LowerBound, s.satOptions())
 		if ok {
 			return true
 		}
@@ -361,18 +363,18 @@ func (s *solver) gallops() bool {
 // is sparsely aligned, but on a grid of one byte). The coarse restrictions
 // and, minimising, the branch-and-bound then only take its time
 // (runCoarse, raceEngines).
-func (s *solver) satWhole(height int64) bool {
+func (s *solver) satWhole(ctx context.Context, height int64) bool {
 	if _, useSAT := s.engines(); !useSAT || !s.gallops() || height <= 0 {
 		return false
 	}
-	ok, _ := sat.Admits(s.p, height, s.satOptions())
+	ok, _ := sat.AdmitsContext(ctx, s.p, height, s.satOptions())
 	return ok
 }
 
 // satMinimisesWhole reports whether SAT minimises the whole problem from
 // the best plan so far (satWhole just below its peak).
-func (s *solver) satMinimisesWhole() bool {
-	return s.res.Plan != nil && s.satWhole(s.res.Peak-1)
+func (s *solver) satMinimisesWhole(ctx context.Context) bool {
+	return s.res.Plan != nil && s.satWhole(ctx, s.res.Peak-1)
 }
 
 // sparselyAligned reports whether at least a third of the buffers of a
@@ -413,10 +415,10 @@ const portfolioRaceDelay = 2 * time.Second
 // returned), so what they answer at once costs nothing, and gets at most a
 // fifth of the time left (all of it when no exact engine takes the
 // problem on). It stops at the first plan within the capacity.
-func (s *solver) portfolioEngine() engine {
+func (s *solver) portfolioEngine(ctx context.Context) engine {
 	lb := s.res.LowerBound
 	// Alone (no exact engine takes the problem on), it gets the whole time.
-	share := s.exactTakes()
+	share := s.exactTakes(ctx)
 	return engine{
 		name:  "heuristic",
 		delay: portfolioRaceDelay,

@@ -75,7 +75,7 @@ func TestSATWhole(t *testing.T) {
 			p := &model.Problem{Buffers: c.bufs}
 			require.True(t, sparselyAligned(p))
 			s := &solver{p: p, opt: c.opt}
-			require.Equal(t, c.want, s.satWhole(c.height))
+			require.Equal(t, c.want, s.satWhole(context.Background(), c.height))
 		})
 	}
 }
@@ -120,7 +120,7 @@ func TestRaceEngines(t *testing.T) {
 			}
 			var names []string
 			var satDelay time.Duration
-			for _, e := range s.raceEngines(&race{s: s}, capacity) {
+			for _, e := range s.raceEngines(context.Background(), &race{s: s}, capacity) {
 				names = append(names, e.name)
 				if e.name == "sat" {
 					satDelay = e.delay
@@ -167,7 +167,7 @@ func TestPortfolioEngineDecides(t *testing.T) {
 	p := randomProblem(3, 20)
 	s := &solver{p: p, opt: Options{Threads: 2, Seed: 1}}
 	s.res = s.newResult()
-	e := s.portfolioEngine()
+	e := s.portfolioEngine(context.Background())
 	plan, answer, _, err := e.decide(context.Background(), p, 1<<40)
 	require.NoError(t, err)
 	require.Equal(t, fits, answer)
@@ -204,7 +204,7 @@ func TestExactTakes(t *testing.T) {
 			s := &solver{p: p, opt: tc.opt}
 			s.res = s.newResult()
 			require.NoError(t, s.startBound(context.Background()))
-			require.Equal(t, tc.want, s.exactTakes())
+			require.Equal(t, tc.want, s.exactTakes(context.Background()))
 		})
 	}
 }

@@ -35,8 +35,7 @@ func (s *solver) fillScratch() error {
 		return fmt.Errorf("internal error: the scratch pass produced an invalid plan (%s); please report it", v[0])
 	}
 	if filled.Peak(s.p) <= s.res.Peak {
-		s.res.Plan = filled
-		s.res.Method += "+scratch"
+		s.setPlan(filled, s.res.Method+"+scratch")
 	}
 	return nil
 }
@@ -51,7 +50,7 @@ func (s *solver) honourHints() error {
 		return fmt.Errorf("internal error: honouring hints produced an invalid plan (%s); please report it", v[0])
 	}
 	if moved.Peak(s.p) <= s.res.Peak {
-		s.res.Plan = moved
+		s.setPlan(moved, s.res.Method)
 		s.res.Stats.HintsHonoured = n
 	}
 	return nil

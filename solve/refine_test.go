@@ -70,7 +70,7 @@ func TestRefineRacesWhenExactTakes(t *testing.T) {
 			s.res = s.newResult()
 			s.res.LowerBound = p.ComputeSweep().MaxLive
 			var names []string
-			for _, e := range s.raceEngines(&race{s: s}, 0) {
+			for _, e := range s.raceEngines(context.Background(), &race{s: s}, 0) {
 				names = append(names, e.name)
 			}
 			if c.inRace {
@@ -79,7 +79,7 @@ func TestRefineRacesWhenExactTakes(t *testing.T) {
 			} else {
 				assert.NotContains(t, names, "refine")
 			}
-			assert.Equal(t, c.declined, s.refineApplies() && !s.exactTakes(), "runs ahead of the race")
+			assert.Equal(t, c.declined, s.refineApplies() && !s.exactTakes(context.Background()), "runs ahead of the race")
 			if c.declined {
 				// The engines that would decline stay out of the race, and
 				// why shows in the statistics.

@@ -19,6 +19,8 @@ const (
 	// Infeasible: no plan fits the capacity, and the code proved it.
 	Infeasible Status = "infeasible"
 	// Unknown: no plan within the capacity was found and none was refuted.
+	// The lowest plan found above the capacity, if any, is Result.Best:
+	// its peak and gap are the result's.
 	Unknown Status = "unknown"
 )
 
@@ -35,7 +37,11 @@ type Progress struct {
 type Result struct {
 	// Plan is the best verified plan; nil when none was found (or, with a
 	// capacity, none fits).
-	Plan       *model.Plan
+	Plan *model.Plan
+	// Best is, for a decision that ends unknown, the lowest plan found
+	// above the capacity (not a plan of the decision: it is never
+	// output); Peak, Gap and Method are then its. Nil otherwise.
+	Best       *model.Plan
 	Peak       int64
 	LowerBound int64
 	Status     Status
@@ -47,6 +53,32 @@ type Result struct {
 	// Split describes the split over the pools of a multi-pool problem.
 	Split *Split
 	Stats Stats
+}
+
+// Derive sets r's Peak from its plan and its Status from that peak and
+// r.LowerBound: optimal at the bound, feasible above it (Gap derives from
+// both). A result's figures are never carried beside its plan: every pass
+// that changes the plan sets it through solver.setPlan, which derives them
+// again, and finish derives them from the plan that is output (a scratch
+// pass had lowered the plan to the bound while the summary kept the
+// engines' peak: peak=1700 gap=13.33% feasible for a plan of 1 500,
+// optimal). Without a plan, only Best's peak is derived (the status is
+// the caller's).
+//
+// Every pass that changes the plan calls it, in solve and outside (the
+// device package after replaying a runtime's placement).
+func (r *Result) Derive(p *model.Problem) {
+	if r.Plan == nil {
+		if r.Best != nil {
+			r.Peak = r.Best.Peak(p)
+		}
+		return
+	}
+	r.Peak = r.Plan.Peak(p)
+	r.Status = Feasible
+	if r.Peak <= r.LowerBound {
+		r.Status = Optimal
+	}
 }
 
 // Gap returns (peak − lower bound) / lower bound in percent: for a decision

@@ -3,6 +3,7 @@ package solve
 import (
 	"context"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -11,7 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optalloc/optalloc/bounds"
+	"github.com/optalloc/optalloc/formats/onnx"
 	"github.com/optalloc/optalloc/internal/brute"
+	"github.com/optalloc/optalloc/internal/problemtest"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/verify"
 )
@@ -25,7 +28,7 @@ import (
 // returns a plan.
 func TestRoundedMatchesBrute(t *testing.T) {
 	rng := rand.New(rand.NewPCG(91, 93))
-	rounded, won := 0, 0
+	gridded, rounded, won := 0, 0, 0
 	for k := 0; k < 200; k++ {
 		p := brute.Random(rng, 3+rng.IntN(5), brute.RandomOptions{MaxSize: 9, Pin: 0.1, ZeroSize: 0.05})
 		if k%3 == 0 {
@@ -50,7 +53,11 @@ func TestRoundedMatchesBrute(t *testing.T) {
 		r, err := Solve(context.Background(), p, Options{Threads: 1 + k%2, TimeLimit: time.Second})
 		require.NoError(t, err)
 		run, ok := r.Stats.Engines["rounded"].(roundedRun)
-		require.Equal(t, bounds.RoundedGrid(p) > 0, ok, "instance %d", k)
+		if bounds.RoundedGrid(p) > 0 {
+			gridded++
+		} else {
+			require.False(t, ok, "instance %d: no grid, nothing to round", k)
+		}
 		if ok {
 			rounded++
 			require.LessOrEqual(t, run.Bound, want, "instance %d: %+v", k, p.Buffers)
@@ -84,9 +91,9 @@ func TestRoundedMatchesBrute(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("rounded on %d instances, its plan best on %d", rounded, won)
-	require.Greater(t, rounded, 100)
-	require.Greater(t, won, 20)
+	t.Logf("a grid on %d instances, the rounded problem solved on %d (a gap left after the portfolio), its plan best on %d", gridded, rounded, won)
+	require.Greater(t, gridded, 100)
+	require.Positive(t, rounded)
 }
 
 // TestRoundedViews: problems with views (alias members at delta 0, as the
@@ -131,8 +138,9 @@ func TestRoundedViews(t *testing.T) {
 	require.Greater(t, both, 40)
 }
 
-// TestRoundedSwitch: NoRound plans the original; the rounded problem's
-// statistics say what it did.
+// TestRoundedSwitch: NoRound plans the original, without the rounded
+// problem's bound; the rounded problem's statistics say what it did when
+// it ran (a gap left after the portfolio).
 func TestRoundedSwitch(t *testing.T) {
 	p := &model.Problem{Pools: []model.Pool{{Name: model.DefaultPool, Align: 4}}, Buffers: []model.Buffer{
 		{ID: "a", Start: 0, End: 2, Size: 3},
@@ -141,15 +149,85 @@ func TestRoundedSwitch(t *testing.T) {
 	}}
 	r, err := Solve(context.Background(), p, Options{Threads: 1, TimeLimit: time.Second})
 	require.NoError(t, err)
-	run, ok := r.Stats.Engines["rounded"].(roundedRun)
-	require.True(t, ok)
-	require.Equal(t, int64(4), run.Grid)
 	require.Equal(t, Optimal, r.Status)
 	require.Equal(t, int64(9), r.Peak, "a and c on 0, b on 4..9 (b on 0 pushes a to 8..11)")
-	require.Equal(t, int64(9), r.LowerBound, "the rounded optimum 12, less the grid 4, plus b's remainder 1")
+	require.Equal(t, int64(9), r.LowerBound, "the rounded max-live 12, less the grid 4, plus b's remainder 1")
+	require.NotContains(t, r.Stats.Engines, "rounded", "the bound closed it: the rounded problem is not solved")
 	r, err = Solve(context.Background(), p, Options{Threads: 1, TimeLimit: time.Second, NoRound: true})
 	require.NoError(t, err)
-	_, ok = r.Stats.Engines["rounded"]
-	require.False(t, ok)
+	require.NotContains(t, r.Stats.Engines, "rounded")
 	require.Equal(t, int64(9), r.Peak)
+
+	// A pin on the grid of 2 (pool alignment 2) and a gap after the
+	// portfolio: the rounded problem is solved.
+	q := &model.Problem{Pools: []model.Pool{{Name: model.DefaultPool, Align: 2}}, Buffers: []model.Buffer{
+		{ID: "0", Start: 9, End: 13, Size: 7}, {ID: "1", Start: 2, End: 12, Size: 7},
+		{ID: "2", Start: 11, End: 13, Size: 6}, {ID: "3", Start: 13, End: 15, Size: 2},
+		{ID: "4", Start: 13, End: 15, Size: 3}, {ID: "5", Start: 10, End: 13, Size: 2},
+		{ID: "6", Start: 3, End: 14, Size: 4, Pin: problemtest.I64(4)},
+	}}
+	r, err = Solve(context.Background(), q, Options{Threads: 1, TimeLimit: time.Second})
+	require.NoError(t, err)
+	run, ok := r.Stats.Engines["rounded"].(roundedRun)
+	require.True(t, ok)
+	require.Equal(t, int64(2), run.Grid)
+	require.Empty(t, verify.Check(q, r.Plan))
+}
+
+// TestPlainPortfolioFirst (issue 35, item 3): which of the rounded problem
+// and the plain portfolio closes a problem no longer depends on timing.
+// The plain portfolio runs first, with the rounded problem's bound; the
+// rounded problem is solved only when a gap is left, and its plans replace
+// only lower ones. Where the portfolio reaches the bound (an older Silero
+// VAD: the rounded problem first took 4.5–10 s and sometimes stopped at
+// the limit, feasible, where --no-round was optimal in 0.03 s), the
+// rounded problem is not solved; the status is the same in every run.
+func TestPlainPortfolioFirst(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 3))
+	closed := 0
+	for k := 0; k < 40; k++ {
+		p := brute.Random(rng, 4+rng.IntN(6), brute.RandomOptions{MaxSize: 40})
+		p.Pools = []model.Pool{{Name: model.DefaultPool, Align: 8}}
+		if bounds.RoundedGrid(p) == 0 {
+			continue
+		}
+		var statuses []Status
+		for _, threads := range []int{1, 2, 2} {
+			r, err := Solve(context.Background(), p, Options{Threads: threads, TimeLimit: 5 * time.Second})
+			require.NoError(t, err)
+			require.Empty(t, verify.Check(p, r.Plan))
+			statuses = append(statuses, r.Status)
+			if r.Stats.Heuristics[r.Method] == r.Peak && r.Peak <= r.LowerBound && !strings.HasPrefix(r.Method, "rounded-") {
+				// The portfolio closed it: nothing after it ran.
+				require.NotContains(t, r.Stats.Engines, "rounded", "instance %d", k)
+				require.NotContains(t, r.Stats.PhaseMillis, "exact", "instance %d", k)
+				closed++
+			}
+		}
+		require.Equal(t, []Status{statuses[0], statuses[0], statuses[0]}, statuses, "instance %d", k)
+	}
+	require.Positive(t, closed)
+}
+
+// TestSileroClosesByDefault (issue 35, item 3): the shared Silero VAD v5
+// (alignment 64, a 1-byte tensor alive throughout) starts at a bound of
+// 10 357 that only SAT raised to the optimum 10 497 (--no-round: 3.5–5.5
+// s); the rounded problem closed it in 0.06 s. Now the bounds stage adds
+// the rounded problem's bound, and the plain portfolio closes it: no
+// rounded problem, no exact race, optimal in every run.
+func TestSileroClosesByDefault(t *testing.T) {
+	const path = "../../shared/models/onnx/silero_vad_v5.onnx"
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("the shared models are not beside the repository (../shared/models)")
+	}
+	a, err := onnx.LoadFile(path, onnx.Options{Dims: map[string]int64{"input:0": 1, "input:1": 576, "state:1": 1, "sr": 16000}})
+	require.NoError(t, err)
+	for range 3 {
+		r, err := Solve(context.Background(), a.Problem, Options{TimeLimit: 10 * time.Second})
+		require.NoError(t, err)
+		require.Equal(t, Optimal, r.Status)
+		require.Equal(t, int64(10497), r.Peak)
+		require.NotContains(t, r.Stats.Engines, "rounded")
+		require.NotContains(t, r.Stats.PhaseMillis, "exact")
+	}
 }

@@ -187,6 +187,9 @@ type solver struct {
 	roundedGave bool
 	// held is the lowest plan of the running portfolio (see provisional).
 	held held
+	// firstOnly is set while the best plan is firstPlanStage's: a later
+	// plan as low replaces it (keep).
+	firstOnly bool
 }
 
 // heuristicShare: with methods auto and exact, the heuristic portfolio gets
@@ -274,11 +277,12 @@ func (s *solver) keep(plan *model.Plan, method string, fits bool) {
 		}
 		return
 	}
-	if s.res.Plan == nil || peak < s.res.Peak {
+	if s.res.Plan == nil || peak < s.res.Peak || s.firstOnly && peak == s.res.Peak {
+		s.firstOnly = false
 		if s.res.Plan == nil {
 			s.res.Stats.FirstPlanMillis = float64(time.Since(s.start).Microseconds()) / 1000
 		}
-		s.res.Plan, s.res.Peak, s.res.Method = plan, peak, method
+		s.setPlan(plan, method)
 		if s.opt.Progress != nil {
 			s.opt.Progress(Progress{Elapsed: time.Since(s.start), Peak: peak, LowerBound: s.res.LowerBound, Phase: method})
 		}
@@ -288,7 +292,20 @@ func (s *solver) keep(plan *model.Plan, method string, fits bool) {
 	}
 }
 
-// finish sets the status from the best plan, the bound and the capacity.
+// setPlan makes plan (nil: none) the result's plan, found by method, and
+// derives the result's peak and status from it (Result.Derive): the one way
+// the plan of a result changes.
+func (s *solver) setPlan(plan *model.Plan, method string) {
+	s.res.Plan, s.res.Method = plan, method
+	if plan == nil {
+		s.res.Peak = 0
+		return
+	}
+	s.res.Derive(s.p)
+}
+
+// finish sets the status from the best plan, the bound and the capacity;
+// with a plan, the peak and the status are derived from it (Result.Derive).
 func (s *solver) finish() {
 	r := s.res
 	r.Elapsed = time.Since(s.start)
@@ -307,15 +324,14 @@ func (s *solver) finish() {
 		r.Reason = fmt.Sprintf("the %s search was exhausted: no plan fits in %d bytes", s.refutedBy, c)
 		r.Method = s.refutedBy
 	case r.Plan == nil && s.overCapacity < math.MaxInt64:
-		r.Peak = s.overCapacity
+		r.Best, r.Method = s.overPlan, s.overMethod
+		r.Derive(s.p)
 		r.Status, r.Reason = Unknown, fmt.Sprintf("the best plan found (by %s) needs %d bytes, above the capacity; no refutation was found", s.overMethod, r.Peak)
 	case r.Plan == nil && s.timedOut:
 		r.Status, r.Reason = Unknown, "the time limit ran out before a plan was found"
 	case r.Plan == nil:
 		r.Status, r.Reason = Unknown, "no engine found a plan (see the engine statistics with --json)"
-	case r.Peak <= r.LowerBound:
-		r.Status = Optimal
 	default:
-		r.Status = Feasible
+		r.Derive(s.p)
 	}
 }

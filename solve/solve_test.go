@@ -188,3 +188,39 @@ func TestGap(t *testing.T) {
 		assert.InDelta(t, c.want, c.r.Gap(), 1e-9, c.name)
 	}
 }
+
+// TestUnknownKeepsTheBestPlansFigures (issue 35, item 4): a decision that
+// ends unknown reports the peak, the gap and the finder of the lowest plan
+// found above the capacity (Result.Best, never output), as docs/cli.md
+// says; the summary printed peak=none gap=none.
+func TestUnknownKeepsTheBestPlansFigures(t *testing.T) {
+	decided := 0
+	for seed := int64(0); seed < 40; seed++ {
+		p := randomProblem(seed, 12)
+		m, err := Solve(context.Background(), p, Options{Method: "freelist", Threads: 1})
+		require.NoError(t, err)
+		if m.Status == Optimal {
+			continue // freelist reaches the bound: nothing above it to report
+		}
+		// A planner alone proves nothing: deciding at the bound, below its
+		// plan, ends unknown; at its plan's peak, its plan fits.
+		for _, c := range []int64{m.LowerBound, m.Peak} {
+			r, err := Solve(context.Background(), p, Options{Method: "freelist", Capacity: c, Threads: 1})
+			require.NoError(t, err)
+			if c == m.Peak {
+				require.NotNil(t, r.Plan)
+				require.Nil(t, r.Best)
+				continue
+			}
+			require.Equal(t, Unknown, r.Status)
+			require.Nil(t, r.Plan)
+			require.NotNil(t, r.Best)
+			require.Equal(t, r.Best.Peak(p), r.Peak)
+			require.Greater(t, r.Peak, c)
+			require.Equal(t, "freelist", r.Method)
+			require.InDelta(t, float64(r.Peak-r.LowerBound)/float64(r.LowerBound)*100, r.Gap(), 1e-9)
+			decided++
+		}
+	}
+	require.Positive(t, decided)
+}

@@ -16,9 +16,10 @@ type stage interface {
 
 // pipeline is the single-pool solve, in order.
 var pipeline = []stage{
-	boundsStage{},                // the starting lower bound (bounds.Start)
-	roundedStage{},               // the rounded problem's plan and bound; sets s.roundedGave
+	boundsStage{},                // the starting lower bound (bounds.Start, the rounded bound)
+	firstPlanStage{},             // a plan in O(n log n), before anything that may take long
 	heuristicsStage{share: true}, // the portfolio's plan; sets s.heuristicsCut
+	roundedStage{},               // the rounded problem's plan and bound when a gap is left; sets s.roundedGave
 	coarseStage{},                // the coarse restrictions' plans
 	refineStage{},                // a lower plan, when no exact engine takes the problem
 	exactStage{},                 // the race's plans, a raised bound or a refutation
@@ -48,17 +49,42 @@ func (s *solver) runStages(ctx context.Context, stages []stage) error {
 // boundsStage computes the lower bound the solve starts from.
 type boundsStage struct{}
 
-func (boundsStage) applies(context.Context, *solver) bool    { return true }
-func (boundsStage) run(ctx context.Context, s *solver) error { return s.startBound(ctx) }
+func (boundsStage) applies(context.Context, *solver) bool { return true }
+func (boundsStage) run(ctx context.Context, s *solver) error {
+	if err := s.startBound(ctx); err != nil {
+		return err
+	}
+	if s.roundedApplies() {
+		return s.roundedStartBound(ctx)
+	}
+	return nil
+}
+
+// firstPlanStage plans the problem with firstPlanner before any stage
+// that may take long (methods auto and exact; heuristics.go): the first
+// plan comes before any exact check. On a chain of 100 000 ops the check
+// whether SAT takes the problem (made to share the time out) ran for a
+// minute before any planner did, and a time limit gave no plan at all.
+type firstPlanStage struct{}
+
+func (firstPlanStage) applies(ctx context.Context, s *solver) bool {
+	return !s.quick && s.res.Plan == nil && ctx.Err() == nil && (s.opt.Method == "auto" || s.opt.Method == "exact")
+}
+func (firstPlanStage) run(ctx context.Context, s *solver) error { return s.runFirstPlan(ctx) }
 
 // roundedStage minimises the problem with its sizes rounded up to the
-// offsets' grid instead of the original (rounded.go); when it gives a
-// plan, the heuristics, the restrictions and the refinement of the
-// original are skipped, and the race on the original closes the last gap.
+// offsets' grid (rounded.go), after the plain portfolio and only when it
+// left a gap: the portfolio is cheap and closes many problems at once, and
+// the rounded problem's plans only replace lower ones (keep), so neither
+// can lose to the other. When it gives a plan, the restrictions and the
+// refinement of the original are skipped, and the race on the original
+// closes the last gap.
 type roundedStage struct{}
 
-func (roundedStage) applies(_ context.Context, s *solver) bool { return s.roundedApplies() }
-func (roundedStage) run(ctx context.Context, s *solver) error  { return s.runRounded(ctx) }
+func (roundedStage) applies(ctx context.Context, s *solver) bool {
+	return s.roundedApplies() && !s.atBound() && ctx.Err() == nil
+}
+func (roundedStage) run(ctx context.Context, s *solver) error { return s.runRounded(ctx) }
 
 // heuristicsStage runs the heuristic portfolio (heuristics.go); with
 // share, auto and exact give it at most 1/heuristicShare of the time left.
@@ -66,7 +92,7 @@ func (roundedStage) run(ctx context.Context, s *solver) error  { return s.runRou
 type heuristicsStage struct{ share bool }
 
 func (heuristicsStage) applies(_ context.Context, s *solver) bool {
-	return !s.roundedGave && (s.quick || s.opt.Method != "bnb" && s.opt.Method != "sat")
+	return s.quick || s.opt.Method != "bnb" && s.opt.Method != "sat"
 }
 func (h heuristicsStage) run(ctx context.Context, s *solver) error {
 	return s.runHeuristics(ctx, h.share)
@@ -76,7 +102,7 @@ func (h heuristicsStage) run(ctx context.Context, s *solver) error {
 type coarseStage struct{}
 
 func (coarseStage) applies(ctx context.Context, s *solver) bool {
-	return !s.roundedGave && s.coarseApplies() && ctx.Err() == nil && s.coarseMinimises()
+	return !s.roundedGave && s.coarseApplies() && ctx.Err() == nil && s.coarseMinimises(ctx)
 }
 func (coarseStage) run(ctx context.Context, s *solver) error { return s.runCoarse(ctx) }
 
@@ -86,7 +112,7 @@ func (coarseStage) run(ctx context.Context, s *solver) error { return s.runCoars
 type refineStage struct{}
 
 func (refineStage) applies(ctx context.Context, s *solver) bool {
-	if s.roundedGave || !s.refineApplies() || ctx.Err() != nil || s.exactTakes() {
+	if s.roundedGave || !s.refineApplies() || ctx.Err() != nil || s.exactTakes(ctx) {
 		return false
 	}
 	from, _ := s.refineStart()

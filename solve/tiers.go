@@ -463,11 +463,11 @@ func (s *solver) solvePools(ctx context.Context, pools []model.Pool, assigned []
 	// whatever their peaks: the split's objective is the faster pools'
 	// share, not the highest pool's peak that keep compares.
 	first := s.res.Stats.FirstPlanMillis
-	held, heldPeak, heldMethod := s.res.Plan, s.res.Peak, s.res.Method
-	s.res.Plan = nil
+	held, heldMethod := s.res.Plan, s.res.Method
+	s.setPlan(nil, "")
 	err = s.offer(plan, "tiers+"+method)
 	if s.res.Plan == nil { // not kept: it does not fit (not expected)
-		s.res.Plan, s.res.Peak, s.res.Method = held, heldPeak, heldMethod
+		s.setPlan(held, heldMethod)
 	}
 	if first > 0 {
 		s.res.Stats.FirstPlanMillis = first

@@ -189,8 +189,10 @@ func TestSummaryNamesTheSplit(t *testing.T) {
 }
 
 // TestRoundFlag: with a pool alignment coarser than the sizes, plan rounds
-// the sizes up to it and reports that under stats.engines.rounded;
-// --no-round plans the sizes as they are. Both prove the same optimum.
+// the sizes up to it where the portfolio left a gap and reports that under
+// stats.engines.rounded (here the rounded problem's bound closes it first:
+// issue 35, item 3); --no-round plans the sizes as they are. Both prove the
+// same optimum.
 func TestRoundFlag(t *testing.T) {
 	peaks := map[bool]int64{}
 	for _, off := range []bool{false, true} {
@@ -211,7 +213,9 @@ func TestRoundFlag(t *testing.T) {
 		assert.Equal(t, "optimal", got.Status)
 		peaks[off] = got.Peak
 		rounded, ok := got.Stats.Engines["rounded"]
-		require.Equal(t, !off, ok, "--no-round=%v", off)
+		if off {
+			require.False(t, ok, "--no-round")
+		}
 		if ok {
 			var run struct {
 				Grid int64 `json:"grid"`

@@ -127,7 +127,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			commandUsage(stdout, c, fs)
 			return 0
 		}
-		fmt.Fprintf(stderr, "optalloc %s: %v (see 'optalloc help %s')\n", name, err, name)
+		fmt.Fprintf(stderr, "optalloc %s: %v%s (see 'optalloc help %s')\n", name, err, didYouMean(fs, err), name)
 		return 2
 	}
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, flags: fs, start: start, ctx: ctx}
@@ -195,6 +195,7 @@ Commands:`)
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintf(w, "  %-8s %s\n", "version", "print the version (also --version)")
 	fmt.Fprintln(w, `
 Inputs: MiniMalloc CSV (.csv), JSON problem (.json), model graph (.graph.json),
 TFLite model (.tflite), ONNX model (.onnx; --dim fixes symbolic dimensions),
@@ -209,7 +210,7 @@ func commandUsage(w io.Writer, c *command, fs *pflag.FlagSet) {
 	if c.long != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.long))
 	}
-	fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
+	fmt.Fprint(w, flagUsages(fs))
 }
 
 // Version is the optalloc version printed by "optalloc version" and stored

@@ -74,7 +74,8 @@ runtime buffer pools): every buffer gets a block, buffers sharing a block are
 never live together, and the total block bytes are minimised. Its summary is
   total_bytes=N lower_bound=N gap=P% blocks=N min_blocks=N status=S method=M time=Ds
 Methods: auto (= exact), greedy_in_order, greedy_by_size, greedy_by_breadth,
-min_cost_flow. --schedule F writes the replayable allocation schedule.`,
+min_cost_flow, and equal_slots (another objective: blocks of one size, as
+few as fit). --schedule F writes the replayable allocation schedule.`,
 		flags: planFlags,
 		run:   runPlan,
 	})
@@ -300,8 +301,10 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		// Without a plan there is no peak, gap nor method: "none", not 0.
+		// An unknown decision shows its best plan's (above the capacity,
+		// not written).
 		peak, gap, method := "none", "none", "none"
-		if res.Plan != nil {
+		if res.Plan != nil || res.Best != nil {
 			peak, gap, method = fmt.Sprint(res.Peak), fmt.Sprintf("%.2f%%", res.Gap()), res.Method
 		}
 		scratch, line := tfliteSummary(e, args[0], dev)
@@ -316,7 +319,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 			Status: res.Status, Method: res.Method, Seconds: elapsed.Seconds(),
 			Capacity: capacity, Reason: res.Reason, Output: out, Split: res.Split, Stats: res.Stats,
 			TFLite: tfliteReport(e, args[0], dev)}
-		if res.Plan != nil {
+		if res.Plan != nil || res.Best != nil {
 			peak, gap := res.Peak, res.Gap()
 			j.Peak, j.Gap = &peak, &gap
 		}

@@ -170,7 +170,7 @@ func TestLongWindowScan(t *testing.T) {
 			if len(its) > last {
 				last = len(its)
 				start, cpu := time.Now(), measure.CPUTime()
-				e, _, refused := newEncoder(its, m, opt)
+				e, _, refused := newEncoder(context.Background(), its, m, opt)
 				res, vars, clauses, conf := "over budget", int64(0), int64(0), int64(0)
 				if refused == "" {
 					ctx, cancel := context.WithTimeout(context.Background(), per)
@@ -247,7 +247,7 @@ func TestLongAblation(t *testing.T) {
 			r := 0
 			for rep := 0; rep < 3; rep++ {
 				cpu := measure.CPUTime()
-				e, _, _ = newEncoder(its, m, v.opt)
+				e, _, _ = newEncoder(context.Background(), its, m, v.opt)
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				r = e.solve(ctx, e.height(m))
 				cancel()

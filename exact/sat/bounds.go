@@ -119,7 +119,7 @@ func (pr *prover) refute(items []item, g int64, what string) (out int) {
 		if e == nil || h > e.hmax {
 			var inf bool
 			var refused string
-			e, inf, refused = newEncoder(items, h+4, pr.opt)
+			e, inf, refused = newEncoder(pr.ctx, items, h+4, pr.opt)
 			if refused != "" {
 				return refusedBudget
 			}

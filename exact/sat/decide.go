@@ -68,7 +68,7 @@ func Decide(ctx context.Context, p *model.Problem, capacity int64, opt Options) 
 			return in.toPlan(s.full(off)), Feasible, st, nil
 		}
 	}
-	e, inf, refused := newEncoder(s.items, h, opt)
+	e, inf, refused := newEncoder(ctx, s.items, h, opt)
 	if inf {
 		return infeasible("a buffer has no admissible offset below the capacity")
 	}

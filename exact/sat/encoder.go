@@ -2,6 +2,7 @@ package sat
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 
@@ -54,18 +55,27 @@ type hlit struct {
 // at which an item would share bytes with a pinned item are dropped too
 // (pinned items are fixed obstacles); the encoder then needs no clauses
 // for pairs with a pinned item.
-func domains(items []item, hmax int64, filter, pinFilter bool) [][]int64 {
+func domains(ctx context.Context, items []item, hmax int64, filter, pinFilter bool) ([][]int64, bool) {
+	var pinned []int
 	for i := range items {
 		if items[i].pin >= 0 || len(items[i].congs) > 0 || !items[i].fullWidth() {
 			filter = false
 		}
+		if items[i].pin >= 0 {
+			pinned = append(pinned, i)
+		}
 	}
 	var sums [][]uint64
 	if filter {
-		sums = subsetSums(items, hmax)
+		if sums = subsetSums(ctx, items, hmax); sums == nil {
+			return nil, false
+		}
 	}
 	dom := make([][]int64, len(items))
 	for i := range items {
+		if i%stopEvery == 0 && ctx.Err() != nil {
+			return nil, false
+		}
 		it := &items[i]
 		top := hmax - it.size
 		if it.limit > 0 {
@@ -84,21 +94,22 @@ func domains(items []item, hmax int64, filter, pinFilter bool) [][]int64 {
 			}
 		}
 		if pinFilter {
-			d = avoidPins(items, i, d)
+			d = avoidPins(items, pinned, i, d)
 		}
 		dom[i] = d
 	}
-	return dom
+	return dom, true
 }
 
 // avoidPins drops from d, the candidate offsets of item i, every value at
-// which i would share bytes with a pinned item (i itself excepted): the
-// forbidden differences (lo, hi) of o_j − o_i put o_i in (pin_j − hi,
-// pin_j − lo), that is the integers pin_j − hi + 1 … pin_j − lo − 1.
-func avoidPins(items []item, i int, d []int64) []int64 {
+// which i would share bytes with a pinned item (pinned lists them; i itself
+// excepted): the forbidden differences (lo, hi) of o_j − o_i put o_i in
+// (pin_j − hi, pin_j − lo), that is the integers pin_j − hi + 1 … pin_j −
+// lo − 1.
+func avoidPins(items []item, pinned []int, i int, d []int64) []int64 {
 	var bad, sp []span // closed integer ranges
-	for j := range items {
-		if j == i || items[j].pin < 0 {
+	for _, j := range pinned {
+		if j == i {
 			continue
 		}
 		sp = forbidden(&items[i], &items[j], sp)
@@ -141,74 +152,111 @@ func pinnedPair(a, b *item, pinFilter bool) bool {
 }
 
 // subsetSums returns for every item the bitset of the sums ≤ hmax of
-// subsets of the other items' sizes: O(n² · hmax / 64).
-func subsetSums(items []item, hmax int64) [][]uint64 {
+// subsets of the other items' sizes (bits above hmax are not meaningful),
+// or nil when ctx ended first. Items of one size share one bitset: the
+// other items' sizes are the same multiset, in which a size s counts at
+// most hmax/s times (more copies sum above hmax). That costs O(d · n ·
+// hmax / 64) for d distinct sizes instead of O(n² · hmax / 64): a chain of
+// 100 000 buffers of one size took a minute.
+func subsetSums(ctx context.Context, items []item, hmax int64) [][]uint64 {
 	w := int(hmax/64 + 1)
+	counts := map[int64]int64{}
+	for i := range items {
+		if s := items[i].size; s > 0 && s <= hmax {
+			counts[s]++
+		}
+	}
+	sizes := make([]int64, 0, len(counts))
+	for s := range counts {
+		sizes = append(sizes, s)
+	}
+	slices.Sort(sizes)
+	shared := map[int64][]uint64{}
 	out := make([][]uint64, len(items))
 	for i := range items {
+		own := items[i].size // the size i takes out of the multiset
+		if own <= 0 || own > hmax {
+			own = 0
+		}
+		if set, ok := shared[own]; ok {
+			out[i] = set
+			continue
+		}
 		set := make([]uint64, w)
 		set[0] = 1
-		for j := range items {
-			if j == i || items[j].size == 0 || items[j].size > hmax {
-				continue
+		for _, s := range sizes {
+			if ctx.Err() != nil {
+				return nil
 			}
-			s := items[j].size
+			c := counts[s]
+			if s == own {
+				c--
+			}
 			ws, bs := int(s/64), uint(s%64)
-			for k := w - 1; k >= ws; k-- {
-				v := set[k-ws] << bs
-				if bs > 0 && k-ws-1 >= 0 {
-					v |= set[k-ws-1] >> (64 - bs)
+			for c = min(c, hmax/s); c > 0; c-- {
+				for k := w - 1; k >= ws; k-- {
+					v := set[k-ws] << bs
+					if bs > 0 && k-ws-1 >= 0 {
+						v |= set[k-ws-1] >> (64 - bs)
+					}
+					set[k] |= v
 				}
-				set[k] |= v
 			}
 		}
+		shared[own] = set
 		out[i] = set
 	}
 	return out
 }
 
 // estimate returns upper bounds on the variables and clauses of the
-// encoding before it is built.
-func estimate(items []item, dom [][]int64, pinFilter bool) (vars, clauses int64) {
-	var buf []span
+// encoding before it is built. It stops counting once either is over
+// budget, or ctx ends (ok false).
+func estimate(ctx context.Context, items []item, dom [][]int64, pinFilter bool, opt Options) (vars, clauses int64, ok bool) {
 	for i := range items {
 		vars += int64(len(dom[i]))
 		clauses += int64(len(dom[i]))
-		for j := i + 1; j < len(items); j++ {
-			if pinnedPair(&items[i], &items[j], pinFilter) {
-				continue
-			}
-			k := int64(0)
-			if items[i].pieces == nil && items[j].pieces == nil {
-				if items[i].conflicts(&items[j]) {
-					k = 1
-				}
-			} else {
-				buf = forbidden(&items[i], &items[j], buf)
-				k = int64(len(buf))
-			}
-			if k == 0 {
-				continue
-			}
-			vars += k
-			clauses += k - 1 // the ranges' literals are chained
-			if len(dom[i]) == 1 || len(dom[j]) == 1 {
-				clauses += 4 * k // a fixed item bounds the other once per side
-			} else {
-				clauses += k * int64(len(dom[i])+len(dom[j])+2)
-			}
-		}
 	}
-	return vars, clauses
+	var buf []span
+	ok = sweepPairs(ctx, items, func(i, j int) bool {
+		if pinnedPair(&items[i], &items[j], pinFilter) {
+			return true
+		}
+		k := int64(0)
+		if items[i].pieces == nil && items[j].pieces == nil {
+			if items[i].conflicts(&items[j]) {
+				k = 1
+			}
+		} else {
+			buf = forbidden(&items[i], &items[j], buf)
+			k = int64(len(buf))
+		}
+		if k == 0 {
+			return true
+		}
+		vars += k
+		clauses += k - 1 // the ranges' literals are chained
+		if len(dom[i]) == 1 || len(dom[j]) == 1 {
+			clauses += 4 * k // a fixed item bounds the other once per side
+		} else {
+			clauses += k * int64(len(dom[i])+len(dom[j])+2)
+		}
+		return vars <= opt.maxVars() && clauses <= opt.maxClauses()
+	})
+	return vars, clauses, ok || vars > opt.maxVars() || clauses > opt.maxClauses()
 }
 
 // newEncoder builds the base encoding of the items under hmax, or refuses
 // with a reason when it would exceed the budget. infeasible is true when
 // some item cannot be placed under hmax at all.
-func newEncoder(items []item, hmax int64, opt Options) (e *encoder, infeasible bool, refused string) {
-	dom, v, c, infeasible, refused := admit(items, hmax, opt)
+func newEncoder(ctx context.Context, items []item, hmax int64, opt Options) (e *encoder, infeasible bool, refused string) {
+	dom, v, c, infeasible, refused := admit(ctx, items, hmax, opt)
 	if infeasible || refused != "" {
 		return nil, infeasible, refused
+	}
+	after, ok := orderedPairs(ctx, items)
+	if !ok {
+		return nil, false, stopped(ctx)
 	}
 	e = &encoder{s: gini.NewVc(int(v)+16, int(c)+16), items: items, hmax: hmax, opt: opt, dom: dom,
 		pairs: map[[2]int][]z.Lit{}, cov: map[[3]int64]z.Lit{}, refl: -1}
@@ -232,7 +280,8 @@ func newEncoder(items []item, hmax int64, opt Options) (e *encoder, infeasible b
 	}
 	var sp []span
 	for i := range items {
-		for j := i + 1; j < len(items); j++ {
+		for _, j32 := range after[i] {
+			j := int(j32)
 			if pinnedPair(&items[i], &items[j], !opt.NoPinFilter) {
 				continue
 			}
@@ -510,21 +559,27 @@ func domainGuard(items []item, hmax int64, opt Options) string {
 
 // admit computes the items' domains under hmax and the encoding's
 // estimated size (estimate), and checks the budget without building it
-// (refused says why); infeasible is true when some item has no offset
-// under hmax.
-func admit(items []item, hmax int64, opt Options) (dom [][]int64, v, c int64, infeasible bool, refused string) {
+// (refused says why, also when ctx ended first); infeasible is true when
+// some item has no offset under hmax.
+func admit(ctx context.Context, items []item, hmax int64, opt Options) (dom [][]int64, v, c int64, infeasible bool, refused string) {
 	if refused := domainGuard(items, hmax, opt); refused != "" {
 		return nil, 0, 0, false, refused
 	}
-	dom = domains(items, hmax, !opt.NoDomainFilter, !opt.NoPinFilter)
+	dom, ok := domains(ctx, items, hmax, !opt.NoDomainFilter, !opt.NoPinFilter)
+	if !ok {
+		return nil, 0, 0, false, stopped(ctx)
+	}
 	for i := range dom {
 		if len(dom[i]) == 0 {
 			return nil, 0, 0, true, ""
 		}
 	}
-	v, c = estimate(items, dom, !opt.NoPinFilter)
+	v, c, ok = estimate(ctx, items, dom, !opt.NoPinFilter, opt)
+	if !ok {
+		return nil, 0, 0, false, stopped(ctx)
+	}
 	if v > opt.maxVars() || c > opt.maxClauses() {
-		return nil, 0, 0, false, fmt.Sprintf("encoding of %d buffers over %d units would need ~%d variables and ~%d clauses (budget %d, %d)",
+		return nil, 0, 0, false, fmt.Sprintf("encoding of %d buffers over %d units would need at least ~%d variables and ~%d clauses (budget %d, %d)",
 			len(items), hmax, v, c, opt.maxVars(), opt.maxClauses())
 	}
 	return dom, v, c, false, ""

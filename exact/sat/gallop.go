@@ -53,7 +53,7 @@ func gallopFrom(ctx context.Context, d *descent, opt Options) (*model.Plan, int6
 	// alignment 64, 5 620 buffers, far over budget: the first version
 	// tried every lower height, each with a first fit, and made the race
 	// wait 5 s).
-	if _, _, _, _, refused := admit(d.s.items, (ub-1)/g, opt); refused != "" {
+	if _, _, _, _, refused := admit(ctx, d.s.items, (ub-1)/g, opt); refused != "" {
 		d.st.Reason = refused
 		return d.best, d.lb, d.st, nil
 	}
@@ -107,7 +107,7 @@ func gallopFrom(ctx context.Context, d *descent, opt Options) (*model.Plan, int6
 			}
 			var inf bool
 			var refused string
-			e, inf, refused = newEncoder(items, h, opt)
+			e, inf, refused = newEncoder(ctx, items, h, opt)
 			switch {
 			case refused != "":
 				// Lower heights have smaller encodings, but not by much
@@ -219,6 +219,12 @@ func (o *Options) gallopTime() time.Duration {
 // declines such a problem at once). A problem the encoder does not
 // support, or with no offset for some buffer under height, is not admitted.
 func Admits(p *model.Problem, height int64, opt Options) (bool, string) {
+	return AdmitsContext(context.Background(), p, height, opt)
+}
+
+// AdmitsContext is Admits that stops, not admitting p, when ctx ends: on
+// large problems the check costs the pairs of buffers alive together.
+func AdmitsContext(ctx context.Context, p *model.Problem, height int64, opt Options) (bool, string) {
 	if why := quickGuard(p, height, opt); why != "" {
 		return false, why
 	}
@@ -226,7 +232,7 @@ func Admits(p *model.Problem, height int64, opt Options) (bool, string) {
 	if err != nil {
 		return false, err.Error()
 	}
-	_, _, _, inf, refused := admit(in.positive().items, height/in.g, opt)
+	_, _, _, inf, refused := admit(ctx, in.positive().items, height/in.g, opt)
 	switch {
 	case refused != "":
 		return false, refused

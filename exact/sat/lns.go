@@ -208,7 +208,7 @@ func (s *sub) reoptimise(ctx context.Context, x, k int, t int64, off []int64, op
 			sub[a].pin, sub[a].congs = off[i], nil
 		}
 	}
-	e, inf, refused := newEncoder(sub, hmax, opt)
+	e, inf, refused := newEncoder(ctx, sub, hmax, opt)
 	if refused != "" {
 		return 2, Stats{}
 	}

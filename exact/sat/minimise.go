@@ -131,7 +131,7 @@ func minimiseFrom(ctx context.Context, d *descent, opt Options) (*model.Plan, in
 		}
 		return d.best, lb, st, nil
 	}
-	e, inf, refused := newEncoder(s.items, peak-1, opt)
+	e, inf, refused := newEncoder(ctx, s.items, peak-1, opt)
 	if inf {
 		if in.exact {
 			lb = max(lb, peak*g)

@@ -157,7 +157,7 @@ func TestSplitNeedsTwoLiterals(t *testing.T) {
 	}}
 	in, err := newInstance(p, 0)
 	require.NoError(t, err)
-	e, inf, refused := newEncoder(in.items, 3, Options{})
+	e, inf, refused := newEncoder(context.Background(), in.items, 3, Options{})
 	require.False(t, inf)
 	require.Empty(t, refused)
 	assert.Len(t, e.pairs[[2]int{0, 1}], 2, "one literal per forbidden range")
@@ -231,7 +231,7 @@ func TestIdenticalInterleaved(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, in.items, 2)
 	assert.Equal(t, []span{{-3, -1}, {-1, 1}, {1, 3}}, forbidden(&in.items[0], &in.items[1], nil), "units of 2 bytes")
-	e, _, _ := newEncoder(in.items, 4, Options{})
+	e, _, _ := newEncoder(context.Background(), in.items, 4, Options{})
 	assert.Len(t, e.pairs[[2]int{0, 1}], 3)
 	for _, v := range variants {
 		pl, s, st, err := Decide(context.Background(), p, 8, Options{NoFirstFit: true, NoSymmetry: v.opt.NoSymmetry, NoCover: v.opt.NoCover})

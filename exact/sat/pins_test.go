@@ -42,10 +42,12 @@ func TestPinFilterDomains(t *testing.T) {
 			in, err := newInstance(p, 0)
 			require.NoError(t, err)
 			require.Equal(t, int64(1), in.g)
-			dom := domains(in.items, 10, true, true)
+			dom, ok := domains(context.Background(), in.items, 10, true, true)
+			require.True(t, ok)
 			assert.Equal(t, []int64{4}, dom[0], "the pinned buffer keeps its pin")
 			assert.Equal(t, c.want, dom[1])
-			assert.Len(t, domains(in.items, 10, true, false)[1], 9, "without the filter every offset stays")
+			all, _ := domains(context.Background(), in.items, 10, true, false)
+			assert.Len(t, all[1], 9, "without the filter every offset stays")
 		})
 	}
 }
@@ -59,7 +61,7 @@ func TestPinFilterCollidingPins(t *testing.T) {
 	}}
 	in, err := newInstance(p, 0)
 	require.NoError(t, err)
-	_, inf, refused := newEncoder(in.items, 8, Options{})
+	_, inf, refused := newEncoder(context.Background(), in.items, 8, Options{})
 	assert.Empty(t, refused)
 	assert.True(t, inf)
 }
@@ -83,7 +85,7 @@ func TestPinFilterShrinksEncoding(t *testing.T) {
 		h := want / in.g
 		var clauses [2]int64
 		for a, o := range []Options{{}, {NoPinFilter: true}} {
-			e, inf, refused := newEncoder(in.positive().items, h, o)
+			e, inf, refused := newEncoder(context.Background(), in.positive().items, h, o)
 			require.Empty(t, refused)
 			require.False(t, inf, "instance %d fits at %d", k, want)
 			clauses[a] = e.clauses
