@@ -80,3 +80,17 @@ func TestHostileONNXNamesAndInitializers(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, `initializer "w" is given twice`)
 }
+
+// TestRepeatedDimRefused (D19): a --dim given twice with two values kept
+// the last silently; it is refused, naming both.
+func TestRepeatedDimRefused(t *testing.T) {
+	src := filepath.Join("..", "..", "..", "shared", "models", "onnx", "silero_vad_v5.onnx")
+	if _, err := os.Stat(src); err != nil {
+		t.Skip("the shared ONNX model is absent")
+	}
+	code, _, stderr := cli(t, "", "plan", src, "--dim", "input:0=1", "--dim", "input:1=576", "--dim", "input:1=512", "--dim", "state:1=1", "--dim", "sr=16000")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--dim input:1 is given twice (576 and 512)")
+	code, _, stderr = cli(t, "", "plan", src, "--dim", "input:0=1", "--dim", "input:1=576", "--dim", "input:1=576", "--dim", "state:1=1", "--dim", "sr=16000")
+	assert.Equal(t, 0, code, "the same value twice is harmless: %s", stderr)
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -33,7 +34,22 @@ func loadONNX(e *env, path string) (p *model.Problem, ok bool, err error) {
 	if err != nil {
 		return nil, true, err
 	}
+	warnOpenConditions(e, path, a)
 	return a.Problem, true, nil
+}
+
+// warnOpenConditions says which If conditions were left open, so that both
+// branches are planned (a larger arena than the device's, which runs one),
+// and which --dim could close them.
+func warnOpenConditions(e *env, path string, a *onnx.Arena) {
+	if len(a.OpenConditions) == 0 {
+		return
+	}
+	fmt.Fprintf(e.stderr, "warning: %s: %s", path, a.OpenConditions[0])
+	if n := len(a.OpenConditions) - 1; n > 0 {
+		fmt.Fprintf(e.stderr, " (and %d more If nodes)", n)
+	}
+	fmt.Fprintln(e.stderr)
 }
 
 // loadONNXBytes is loadONNX for standard input: ok is false unless data
@@ -61,6 +77,9 @@ func dimValues(e *env) (map[string]int64, error) {
 		name, v, err := onnx.ParseDim(s)
 		if err != nil {
 			return nil, usageErr("%v", err)
+		}
+		if old, ok := dims[name]; ok && old != v {
+			return nil, usageErr("--dim %s is given twice (%d and %d); give it once", name, old, v)
 		}
 		dims[name] = v
 	}

@@ -27,6 +27,9 @@ func (in *inferer) ifNode(n *Node, ins []*value, sc *scope) ([]*value, error) {
 		in.taken[n] = b
 		branches = []string{b}
 	}
+	if len(branches) == 2 && !slices.ContainsFunc(in.open, func(o string) bool { return strings.HasPrefix(o, "node "+nodeName(n)+":") }) {
+		in.open = append(in.open, fmt.Sprintf("node %s: its condition is not a constant, so both branches are planned and the arena holds the larger%s", nodeName(n), in.scalarHint()))
+	}
 	var results [][]*value
 	for _, b := range branches {
 		g := n.Graphs[b]

@@ -3,6 +3,7 @@ package onnx
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -178,6 +179,9 @@ func TestIfBranches(t *testing.T) {
 	a, err := arenaOf(t, ifModel(nil, true), nil)
 	require.NoError(t, err)
 	assert.Equal(t, 2, a.Branches)
+	// Said, so that a user can fix the condition (issue 35 item 12).
+	require.Len(t, a.OpenConditions, 1)
+	assert.Contains(t, a.OpenConditions[0], "its condition is not a constant, so both branches are planned")
 	// Scopes: inputs 0, Identity 1, If 2, then entry 3, Relu 4, Abs 5,
 	// else entry 6, Neg 7; the If's inputs and outputs are used at 7,
 	// after both branches; Sigmoid 8. Buffers live over [first+1, last+2).
@@ -194,6 +198,7 @@ func TestIfBranches(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, a.Branches)
 	assert.Equal(t, 1, a.Skipped)
+	assert.Empty(t, a.OpenConditions)
 	ids := lifetimes(a)
 	assert.Contains(t, ids, "e1")
 	assert.NotContains(t, ids, "t1")
@@ -310,4 +315,21 @@ func TestElementSizes(t *testing.T) {
 	g.Node = append(g.Node, op("Cast", []string{"y"}, []string{"q"}, aint("to", 99)))
 	_, err := arenaOf(t, g, map[string]int64{"batch": 1})
 	require.ErrorContains(t, err, `tensor "q" (output 0 of node "q_op" (Cast)): element type type 99 has no fixed size`)
+}
+
+// TestMisspelledDimIsNamed (issue 35 item 12): with one --dim misspelled
+// and so another missing, the error named only the missing one; it names
+// the unused one too, with the likely intended name.
+func TestMisspelledDimIsNamed(t *testing.T) {
+	assert.Equal(t, 1, editDistance("inptu:1", "input:1"))
+	assert.Equal(t, "input:1", nearest("inptu:1", []string{"batch", "input:1"}))
+	assert.Equal(t, "", nearest("zzz", []string{"batch"}))
+	src := filepath.Join("..", "..", "..", "shared", "models", "onnx", "silero_vad_v5.onnx")
+	if _, err := os.Stat(src); err != nil {
+		t.Skip("the shared ONNX model is absent")
+	}
+	_, err := LoadFile(src, Options{Dims: map[string]int64{"input:0": 1, "inptu:1": 576, "state:1": 1, "sr": 16000}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "dimensions without a size: input:1")
+	assert.Contains(t, err.Error(), "--dim inptu:1 names no dimension of the model (did you mean input:1?)")
 }

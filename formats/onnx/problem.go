@@ -73,6 +73,10 @@ type Arena struct {
 	// Branches counts If branches planned; Skipped the branches left out
 	// because their node's condition is a constant.
 	Branches, Skipped int
+	// OpenConditions describes each If node whose condition is not a
+	// constant, so that both branches are planned, with the --dim that
+	// could fix it where a scalar input may decide it.
+	OpenConditions []string
 	// Reordered counts graphs whose nodes were not listed in execution
 	// order and got a derived order.
 	Reordered int
@@ -165,7 +169,7 @@ func (t *timeline) walk(g *Graph) {
 
 func (in *inferer) arena() (*Arena, error) {
 	g := in.m.Graph
-	a := &Arena{Problem: &model.Problem{Name: in.m.Name}, Reordered: in.reordered}
+	a := &Arena{Problem: &model.Problem{Name: in.m.Name}, Reordered: in.reordered, OpenConditions: in.open}
 	t := &timeline{in: in, a: a}
 	kinds := map[*value]model.Kind{}
 	var inputs []*value
