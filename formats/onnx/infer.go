@@ -72,7 +72,7 @@ type inferer struct {
 	reordered int
 	// ins and outs are each node's input and output values; bodyOuts
 	// each control-flow body's output values.
-	ins, outs map[*Node][]*value
+	ins, outs [][]*value // by Node.seq
 	bodyOuts  map[*Graph][]*value
 	// held counts the dimensions and folded values of the tensors inferred
 	// so far: bounded by the file's size (budget), so that a small file
@@ -145,10 +145,19 @@ func isDimValue(d *onnxpb.TensorShapeProto_Dimension) bool {
 	return ok
 }
 
+// newInferer returns an inferer of m's graphs with the --dim values dims.
+func newInferer(m *Model, dims map[string]int64) *inferer {
+	if dims == nil {
+		dims = map[string]int64{}
+	}
+	return &inferer{m: m, dims: dims, used: map[string]bool{}, taken: map[*Node]string{},
+		orders: map[*Graph][]*Node{}, ins: make([][]*value, m.nodes), outs: make([][]*value, m.nodes), bodyOuts: map[*Graph][]*value{}}
+}
+
 // run infers the main graph.
 func (in *inferer) run() error {
 	g := in.m.Graph
-	sc := &scope{vals: map[string]*value{}}
+	sc := &scope{vals: make(map[string]*value, len(g.Initializers)+len(g.Inputs)+len(g.Nodes))}
 	for _, t := range g.Initializers {
 		v := in.tensorValue(t, g)
 		sc.vals[t.Name] = v
@@ -361,14 +370,14 @@ func (in *inferer) graph(g *Graph, sc *scope) error {
 			}
 			sc.vals[name] = v
 		}
-		in.ins[n] = ins
+		in.ins[n.seq] = ins
 		o := make([]*value, len(n.Outputs))
 		for k, name := range n.Outputs {
 			if name != "" {
 				o[k] = sc.vals[name]
 			}
 		}
-		in.outs[n] = o
+		in.outs[n.seq] = o
 	}
 	return nil
 }

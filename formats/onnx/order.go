@@ -63,7 +63,7 @@ func reads(n *Node, memo map[*Graph][]string) []string {
 // but defined nowhere is an error.
 func (in *inferer) order(g *Graph, sc *scope) ([]*Node, error) {
 	memo := map[*Graph][]string{}
-	producer := map[string]int{}
+	producer := make(map[string]int, len(g.Nodes))
 	for i, n := range g.Nodes {
 		for _, o := range n.Outputs {
 			if o == "" {

@@ -93,11 +93,8 @@ type Arena struct {
 // outputs are used at the last scope. A tensor's buffer is live over
 // [first+1, last+2).
 func (m *Model) Arena(opt Options) (*Arena, error) {
-	in := &inferer{m: m, dims: opt.Dims, used: map[string]bool{}, taken: map[*Node]string{},
-		noFold: opt.NoFold, orders: map[*Graph][]*Node{}, ins: map[*Node][]*value{}, outs: map[*Node][]*value{}, bodyOuts: map[*Graph][]*value{}}
-	if in.dims == nil {
-		in.dims = map[string]int64{}
-	}
+	in := newInferer(m, opt.Dims)
+	in.noFold = opt.NoFold
 	if err := in.run(); err != nil {
 		return nil, m.inputErr(err)
 	}
@@ -140,7 +137,7 @@ func (t *timeline) used(v *value) {
 func (t *timeline) walk(g *Graph) {
 	for _, n := range t.in.orders[g] {
 		t.scope++
-		for _, o := range t.in.outs[n] {
+		for _, o := range t.in.outs[n.seq] {
 			t.created(o)
 		}
 		if n.OpType == "If" {
@@ -158,10 +155,10 @@ func (t *timeline) walk(g *Graph) {
 				}
 			}
 		}
-		for _, v := range t.in.ins[n] {
+		for _, v := range t.in.ins[n.seq] {
 			t.used(v)
 		}
-		for _, o := range t.in.outs[n] {
+		for _, o := range t.in.outs[n.seq] {
 			t.used(o)
 		}
 	}
@@ -264,7 +261,7 @@ func (in *inferer) arena() (*Arena, error) {
 		if !views[n.OpType] {
 			continue
 		}
-		ins, outs := in.ins[n], in.outs[n]
+		ins, outs := in.ins[n.seq], in.outs[n.seq]
 		if len(ins) == 0 || len(outs) == 0 || ins[0] == nil || outs[0] == nil {
 			continue
 		}

@@ -25,6 +25,8 @@ type Model struct {
 	Graph *Graph
 	// FileBytes is the size of the file read.
 	FileBytes int64
+
+	nodes int // of every graph: Node.seq runs from 0 to nodes-1
 }
 
 // Graph is one ONNX graph: the main graph or a control-flow body.
@@ -48,6 +50,8 @@ type Node struct {
 	Graphs               map[string]*Graph
 	// Index is the node's position in its graph.
 	Index int
+
+	seq int // numbers the model's nodes, all graphs together, from 0
 }
 
 // Tensor is an initializer or a tensor attribute: its name, element type
@@ -154,6 +158,7 @@ func Decode(data []byte, name string) (m *Model, err error) {
 	if m.Graph, err = d.graph(graph, 0); err != nil {
 		return nil, err
 	}
+	m.nodes = d.nodes
 	return m, nil
 }
 
@@ -190,6 +195,7 @@ func (d *decoder) graph(data []byte, depth int) (*Graph, error) {
 		}
 		switch num {
 		case 1:
+			seq := d.nodes // before its bodies' nodes
 			if d.nodes++; d.nodes > maxNodes {
 				return fmt.Errorf("more than %d nodes", maxNodes)
 			}
@@ -197,7 +203,7 @@ func (d *decoder) graph(data []byte, depth int) (*Graph, error) {
 			if err != nil {
 				return err
 			}
-			n.Index = len(g.Nodes)
+			n.Index, n.seq = len(g.Nodes), seq
 			g.Nodes = append(g.Nodes, n)
 		case 2:
 			g.Name = string(v)

@@ -136,8 +136,8 @@ func compareDir(t *testing.T, dir string) (op, msg string, ok bool) {
 		inputs = append(inputs, vi)
 	}
 	g.Inputs = inputs
-	in := &inferer{m: m, dims: map[string]int64{}, used: map[string]bool{}, taken: map[*Node]string{}, strip: true,
-		orders: map[*Graph][]*Node{}, ins: map[*Node][]*value{}, outs: map[*Node][]*value{}, bodyOuts: map[*Graph][]*value{}}
+	in := newInferer(m, nil)
+	in.strip = true
 	if err := in.run(); err != nil {
 		return op, err.Error(), false
 	}
