@@ -234,7 +234,8 @@ func writeOutput(e *env, path string, write func(io.Writer) error) error {
 		e.staged = append(e.staged, staged{path: path, target: target, data: buf.Bytes(), direct: true})
 		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
+	removeStaleTemps(target)
+	tmp, err := os.CreateTemp(filepath.Dir(target), tempPrefix(target)+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return usageErr("cannot write %s: %v", path, unwrapErr(err))
 	}
@@ -307,6 +308,36 @@ func syncDir(dir string) {
 }
 
 // abort removes every staged output.
+// tempPrefix is the start of the name of target's temporary files; the
+// writer's process id follows, so that a later run can tell the files of a
+// process that died (SIGKILL) from those of one still writing.
+func tempPrefix(target string) string { return "." + filepath.Base(target) + ".tmp-" }
+
+// removeStaleTemps removes the temporary files of target that a process
+// which no longer runs left behind (killed between writing and renaming).
+func removeStaleTemps(target string) {
+	prefix := tempPrefix(target)
+	names, _ := filepath.Glob(filepath.Join(filepath.Dir(target), globEscape(prefix)+"*-*"))
+	for _, name := range names {
+		pid, _, ok := strings.Cut(strings.TrimPrefix(filepath.Base(name), prefix), "-")
+		if n, err := strconv.Atoi(pid); ok && err == nil && n > 0 && n != os.Getpid() && !processAlive(n) {
+			os.Remove(name)
+		}
+	}
+}
+
+// globEscape quotes the pattern characters of a file name.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 func (e *env) abort() {
 	for _, s := range e.staged {
 		if !s.direct {

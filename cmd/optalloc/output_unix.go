@@ -33,3 +33,10 @@ func keepOwner(tmp string, fi os.FileInfo) {
 		os.Lchown(tmp, int(st.Uid), int(st.Gid))
 	}
 }
+
+// processAlive reports whether a process with this id runs (or may: one
+// of another user's answers "not permitted").
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,4 +103,27 @@ func TestDeviceInputRefused(t *testing.T) {
 		assert.Equal(t, 2, code, "%v: %s", args, stderr)
 		assert.Contains(t, stderr, "is a device, not a file")
 	}
+}
+
+// TestStaleTemporaryFilesRemoved (issue 36 D19): a process killed with
+// SIGKILL between writing and renaming leaves its hidden temporary file;
+// the next run that writes the same output removes it, and leaves alone
+// the file of a process that still runs.
+func TestStaleTemporaryFilesRemoved(t *testing.T) {
+	dead := exec.Command(os.Args[0], "-test.run=^$")
+	require.NoError(t, dead.Run())
+	dir := t.TempDir()
+	out := filepath.Join(dir, "plan.csv")
+	stale := filepath.Join(dir, fmt.Sprintf(".plan.csv.tmp-%d-123", dead.Process.Pid))
+	live := filepath.Join(dir, fmt.Sprintf(".plan.csv.tmp-%d-456", os.Getppid()))
+	other := filepath.Join(dir, fmt.Sprintf(".other.csv.tmp-%d-789", dead.Process.Pid))
+	for _, f := range []string{stale, live, other} {
+		require.NoError(t, os.WriteFile(f, []byte("x"), 0o600))
+	}
+	code, _, stderr := cli(t, "", "plan", "../../examples/tiny-cnn.csv", "-o", out)
+	require.Equal(t, 0, code, stderr)
+	assert.NoFileExists(t, stale, "a dead writer's temporary file stays")
+	assert.FileExists(t, live, "a running writer's temporary file was removed")
+	assert.FileExists(t, other, "another output's temporary file was removed")
+	assert.FileExists(t, out)
 }
