@@ -13,8 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/optalloc/optalloc/benchmarks"
+	"github.com/optalloc/optalloc/device"
 	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/heuristics"
+	"github.com/optalloc/optalloc/model"
 )
 
 func TestRunMarksBestAndVerifies(t *testing.T) {
@@ -126,4 +128,33 @@ func TestHardLimitReportsOverrun(t *testing.T) {
 	require.Len(t, res[0].Runs, 1)
 	assert.ErrorIs(t, res[0].Runs[0].Err, ErrOverrun)
 	assert.Zero(t, res[0].BestPeak)
+}
+
+// TestOnlineBuffersAreTheDevices: with Online set (TFLite Micro's kernel
+// scratch), every method's plan is the device's — its online buffers where
+// the runtime puts them around the rest — and its peak that arena; auto
+// is never above TFLite Micro's own planner.
+func TestOnlineBuffersAreTheDevices(t *testing.T) {
+	// One time step where the runtime's greedy cannot fit what a plan
+	// fits: tensors leave gaps of 96 and 64 bytes for scratch of 64, 48
+	// and 48 (device/tflm_test.go's firstFitTrap, with the tensors free).
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "a", Start: 1, End: 2, Size: 16, Align: 16}, {ID: "b", Start: 1, End: 2, Size: 16, Align: 16},
+		{ID: "c", Start: 0, End: 3, Size: 16, Align: 16}, {ID: "d", Start: 0, End: 2, Size: 32, Align: 16},
+		{ID: "s0", Start: 1, End: 2, Size: 64, Align: 16, Kind: model.Scratch},
+		{ID: "s1", Start: 1, End: 2, Size: 48, Align: 16, Kind: model.Scratch},
+		{ID: "s2", Start: 2, End: 3, Size: 48, Align: 16, Kind: model.Scratch},
+	}}
+	online := []bool{false, false, false, false, true, true, true}
+	methods := []string{"tflm-greedy", "greedy-size", "freelist", "auto"}
+	res := Run(context.Background(), []Instance{{Name: "arena", Problem: p, Online: online}}, Config{Methods: methods, TimeLimit: 2 * time.Second, Workers: 1})
+	require.Len(t, res, 1)
+	for _, run := range res[0].Runs {
+		require.True(t, run.HasPlan() && run.Valid, "%s: %v %s", run.Method, run.Err, run.Violation)
+		replay, err := device.Simulate(context.Background(), p, online, run.Plan)
+		require.NoError(t, err)
+		assert.Equal(t, run.Plan.Placements, replay.Placements, "%s: not the device's plan", run.Method)
+		assert.Equal(t, run.Plan.Peak(p), run.Peak, run.Method)
+	}
+	assert.LessOrEqual(t, res[0].Runs[3].Peak, res[0].Runs[0].Peak, "auto above TFLite Micro's own planner")
 }

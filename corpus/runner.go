@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/optalloc/optalloc/heuristics"
+	"github.com/optalloc/optalloc/device"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
 	"github.com/optalloc/optalloc/verify"
@@ -25,6 +26,12 @@ type Instance struct {
 	// Name identifies the instance in reports (usually its path).
 	Name    string
 	Problem *model.Problem
+	// Online, when not nil, marks the buffers a runtime places itself
+	// around the plan (TFLite Micro's kernel scratch buffers): every
+	// method's arena is then the device's — its plan's other buffers kept,
+	// these placed as the runtime places them (device.Simulate), and auto
+	// chooses as plan does (device.SolveTFLM).
+	Online []bool
 }
 
 // Config controls Run.
@@ -188,7 +195,7 @@ func runInstance(ctx context.Context, inst Instance, methods []string, cfg Confi
 		res.LowerBound = 0
 	}
 	for _, m := range methods {
-		run := solveOne(ctx, p, m, cfg, threads)
+		run := solveOne(ctx, p, inst.Online, m, cfg, threads)
 		if run.Err == nil && !multi && run.LowerBound > res.LowerBound {
 			res.LowerBound = run.LowerBound
 		}
@@ -209,7 +216,7 @@ func runInstance(ctx context.Context, inst Instance, methods []string, cfg Confi
 	return res
 }
 
-func solveOne(ctx context.Context, p *model.Problem, method string, cfg Config, threads int) MethodRun {
+func solveOne(ctx context.Context, p *model.Problem, online []bool, method string, cfg Config, threads int) MethodRun {
 	run := MethodRun{Method: method}
 	if err := ctx.Err(); err != nil {
 		run.Err = err
@@ -228,6 +235,11 @@ func solveOne(ctx context.Context, p *model.Problem, method string, cfg Config, 
 	go func() {
 		if cfg.Layout == "blocks" {
 			r, err := solveBlocks(ctx, p, method, cfg)
+			done <- outcome{r, err}
+			return
+		}
+		if online != nil {
+			r, err := solveDevice(ctx, p, online, opt)
 			done <- outcome{r, err}
 			return
 		}
@@ -271,4 +283,26 @@ func solveOne(ctx context.Context, p *model.Problem, method string, cfg Config, 
 		}
 	}
 	return run
+}
+
+// solveDevice solves p for a runtime that places the online buffers
+// itself: auto as plan does (device.SolveTFLM), any other method by its
+// own plan with the online buffers replayed where the runtime puts them.
+func solveDevice(ctx context.Context, p *model.Problem, online []bool, opt solve.Options) (*solve.Result, error) {
+	if opt.Method == "" || opt.Method == "auto" {
+		r, _, err := device.SolveTFLM(ctx, p, online, opt)
+		return r, err
+	}
+	r, err := solve.Solve(ctx, p, opt)
+	if err != nil || r.Plan == nil {
+		return r, err
+	}
+	d, err := device.Simulate(context.WithoutCancel(ctx), p, online, r.Plan)
+	if err != nil {
+		return nil, err
+	}
+	out := *r
+	out.Plan = d
+	out.Derive(p)
+	return &out, nil
 }

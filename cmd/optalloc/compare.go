@@ -149,7 +149,10 @@ func loadInstances(e *env, args []string) ([]corpus.Instance, error) {
 		if err := applyPools(e, p, a); err != nil {
 			return nil, err
 		}
-		insts = append(insts, corpus.Instance{Name: a, Problem: p})
+		// A TFLite model's scratch buffers are the runtime's to place: every
+		// method's arena is the device's (read now: the next input
+		// replaces what e.online reads).
+		insts = append(insts, corpus.Instance{Name: a, Problem: p, Online: e.online(a, p)})
 	}
 	return insts, nil
 }

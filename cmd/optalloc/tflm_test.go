@@ -228,3 +228,25 @@ func TestMultiSubgraphPlanWarns(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.NotContains(t, stderr, "warning")
 }
+
+// TestFallbackOnARealModel: the free-list planner's joint plan of the
+// keyword model puts its tensors where TFLite Micro, placing the SVDF
+// scratch around them, needs 800 bytes; compare shows that device arena for
+// the method, and plan keeps TFLite Micro's own layout instead (672), says
+// so, and the runtime agrees.
+func TestFallbackOnARealModel(t *testing.T) {
+	in := needTFLite(t, "keyword_scrambled_8bit.tflite")
+	code, stdout, stderr := cli(t, "", "compare", in, "--methods", "freelist,auto", "--format", "csv")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, ",672,800,", "freelist's column is not the device's arena")
+	out := filepath.Join(t.TempDir(), "planned.tflite")
+	code, _, stderr = cli(t, "", "plan", in, "--method", "freelist", "-o", out)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, int64(672), statedPeak(t, stderr))
+	assert.Contains(t, stderr, "TFLite Micro's own tensor offsets are kept")
+	if _, err := os.Stat(tflmRun); err == nil {
+		r := runTFLM(t, out)
+		require.True(t, r.OK, r.Text)
+		assert.Equal(t, int64(672), r.Head)
+	}
+}
