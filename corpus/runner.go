@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/device"
+	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
 	"github.com/optalloc/optalloc/verify"
