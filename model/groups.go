@@ -18,6 +18,7 @@ func (p *Problem) AliasGroups() (groups []AliasGroup, of []int, delta []int64) {
 	n := len(p.Buffers)
 	of, delta = make([]int, n), make([]int64, n)
 	pos := make([]int, n)
+	groups = make([]AliasGroup, 0, n) // one per buffer without an alias: no regrowth on a million
 	for i := range p.Buffers {
 		b := &p.Buffers[i]
 		pos[i] = -1
