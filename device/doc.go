@@ -8,8 +8,9 @@
 // together. SolveTFLM plans the tensors and scratch together (package
 // solve), then replays TFLite Micro's greedy placement of the scratch
 // around several candidate tensor layouts — the joint plan, its mirror
-// image, and TFLite Micro's own plan — and keeps the one with the smallest
-// head: the plan it returns has every buffer where the device puts it, its
+// image, and TFLite Micro's own plan, then, while the head stays above the
+// lower bound, every heuristic planner's layout — and keeps the one with
+// the smallest head: the plan it returns has every buffer where the device puts it, its
 // peak is the device's head, and its lower bound is the joint problem's
 // (no placement of tensors and scratch beats it). When TFLite Micro's own
 // planner gives a smaller head than every optalloc layout, its tensor

@@ -3,6 +3,8 @@ package device
 import (
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
@@ -101,10 +103,42 @@ func SolveTFLM(ctx context.Context, p *model.Problem, online []bool, opt solve.O
 	}
 	cands = append(cands, Candidate{"tflm-greedy", own})
 	r, err := choose(ctx, p, online, res, cands, opt.Capacity, out)
-	return r, out, err
+	if err != nil || r.Plan == nil || r.Peak <= r.LowerBound || len(p.Buffers) > maxPlannerCandidates {
+		return r, out, err
+	}
+	// The head is above the bound: every planner's joint layout is a
+	// candidate too (a layout the greedy replays well may come from any).
+	for _, name := range heuristics.Names() {
+		if slices.Contains(heuristics.Searching, name) || ctx.Err() != nil {
+			continue
+		}
+		pl, _ := heuristics.ByName(name)
+		pctx, cancel := context.WithTimeout(ctx, plannerCandidateTime)
+		plan, err := pl.Plan(pctx, p)
+		cancel()
+		if err == nil && plan != nil {
+			cands = append(cands, Candidate{name, plan})
+		}
+	}
+	again := &Outcome{JointPeak: out.JointPeak, Online: out.Online}
+	r2, err := choose(ctx, p, online, res, cands, opt.Capacity, again)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r2, again, nil
 }
 
-// Candidate is a layout of the offline buffers to replay.
+// maxPlannerCandidates bounds the problems whose every planner's layout is
+// tried when the head stays above the bound (TFLite Micro models have
+// hundreds of buffers; the planners run in milliseconds there).
+const maxPlannerCandidates = 5000
+
+// plannerCandidateTime bounds one planner's run as a candidate.
+const plannerCandidateTime = time.Second
+
+// Candidate is a layout of the offline buffers to replay: "joint" (the
+// solver's), "mirror", "tflm-greedy" (TFLite Micro's own) or a planner's
+// name.
 type Candidate struct {
 	Name string
 	Plan *model.Plan
@@ -121,8 +155,8 @@ func choose(ctx context.Context, p *model.Problem, online []bool, res *solve.Res
 			return nil, err
 		}
 		if vs := verify.Check(p, d); len(vs) > 0 {
-			if c.Name == "mirror" {
-				continue // a mirror image can break alignment
+			if c.Name != "joint" && c.Name != "tflm-greedy" {
+				continue // a mirror image can break alignment; a candidate is optional
 			}
 			return nil, fmt.Errorf("internal error: the device's plan from the %s layout is rejected by the verifier: %v; please report it", c.Name, vs[0])
 		}
