@@ -59,7 +59,8 @@ type Outcome struct {
 	// TFLMHead is the head TFLite Micro's own planner makes of the same
 	// buffer list (no offline plan).
 	TFLMHead int64
-	// Candidate names the layout kept: "joint", "mirror" or "tflm-greedy".
+	// Candidate names the layout kept: "joint", "mirror", "tflm-greedy" or
+	// the planner whose layout won.
 	Candidate string
 	// Fallback is true when TFLite Micro's own plan is kept because every
 	// optalloc layout gave a larger head.
@@ -108,18 +109,18 @@ func SolveTFLM(ctx context.Context, p *model.Problem, online []bool, opt solve.O
 	}
 	// The head is above the bound: every planner's joint layout is a
 	// candidate too (a layout the greedy replays well may come from any).
+	bctx, cancel := context.WithTimeout(ctx, candidateBudget(opt.TimeLimit))
 	for _, name := range heuristics.Names() {
-		if slices.Contains(heuristics.Searching, name) || ctx.Err() != nil {
+		if slices.Contains(heuristics.Searching, name) || bctx.Err() != nil {
 			continue
 		}
 		pl, _ := heuristics.ByName(name)
-		pctx, cancel := context.WithTimeout(ctx, plannerCandidateTime)
-		plan, err := pl.Plan(pctx, p)
-		cancel()
+		plan, err := pl.Plan(bctx, p)
 		if err == nil && plan != nil {
 			cands = append(cands, Candidate{name, plan})
 		}
 	}
+	cancel()
 	again := &Outcome{JointPeak: out.JointPeak, Online: out.Online}
 	r2, err := choose(ctx, p, online, res, cands, opt.Capacity, again)
 	if err != nil {
@@ -133,8 +134,15 @@ func SolveTFLM(ctx context.Context, p *model.Problem, online []bool, opt solve.O
 // hundreds of buffers; the planners run in milliseconds there).
 const maxPlannerCandidates = 5000
 
-// plannerCandidateTime bounds one planner's run as a candidate.
-const plannerCandidateTime = time.Second
+// candidateBudget is the time the planners' layouts may take together: a
+// tenth of the time limit, between 50 ms and 1 s (1 s without a limit), so
+// that --time-limit still holds.
+func candidateBudget(limit time.Duration) time.Duration {
+	if limit <= 0 {
+		return time.Second
+	}
+	return min(max(limit/10, 50*time.Millisecond), time.Second)
+}
 
 // Candidate is a layout of the offline buffers to replay: "joint" (the
 // solver's), "mirror", "tflm-greedy" (TFLite Micro's own) or a planner's
