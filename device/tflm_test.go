@@ -213,3 +213,15 @@ func TestFallbackToTFLM(t *testing.T) {
 	assert.Equal(t, int64(208), r.Peak)
 	assert.Empty(t, verify.Check(p, r.Plan))
 }
+
+func TestCandidateBudget(t *testing.T) {
+	tests := []struct{ limit, want time.Duration }{
+		{0, time.Second},
+		{100 * time.Millisecond, 50 * time.Millisecond},
+		{2 * time.Second, 200 * time.Millisecond},
+		{time.Minute, time.Second},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, candidateBudget(tc.limit), "limit %v", tc.limit)
+	}
+}
