@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/optalloc/optalloc/internal/suggest"
 )
 
 // isTuning reports whether a flag is listed under "Engine tuning" in a
@@ -55,7 +57,7 @@ func didYouMean(fs *pflag.FlagSet, err error) string {
 	given, _, _ = strings.Cut(given, "=")
 	best, bestD := "", 3
 	fs.VisitAll(func(f *pflag.Flag) {
-		d := editDistance(given, f.Name)
+		d := suggest.Distance(given, f.Name)
 		if d >= 3 && len(given) >= 4 && (strings.HasPrefix(f.Name, given) || strings.HasPrefix(given, f.Name)) {
 			d = 2
 		}
@@ -67,25 +69,4 @@ func didYouMean(fs *pflag.FlagSet, err error) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean --%s?)", best)
-}
-
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

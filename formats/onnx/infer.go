@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/optalloc/optalloc/formats/onnx/internal/onnxpb"
+	"github.com/optalloc/optalloc/internal/suggest"
 )
 
 // value is one tensor of the model as the planner sees it: its element
@@ -196,7 +197,7 @@ func (in *inferer) run() error {
 		for _, name := range slices.Sorted(maps.Keys(in.dims)) {
 			if !in.used[name] {
 				unused += fmt.Sprintf("; --dim %s names no dimension of the model", name)
-				if near := nearest(name, missing); near != "" {
+				if near := suggest.Nearest(name, missing); near != "" {
 					unused += fmt.Sprintf(" (did you mean %s?)", near)
 				}
 			}
@@ -212,44 +213,6 @@ func (in *inferer) run() error {
 		}
 	}
 	return nil
-}
-
-// nearest returns the name of names closest to s by edit distance, "" when
-// none is within a third of its length.
-func nearest(s string, names []string) string {
-	best, bestD := "", len(s)/3+1
-	for _, n := range names {
-		if d := editDistance(s, n); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, counting a
-// swap of two neighbours as one edit.
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }
 
 func (in *inferer) fail(format string, args ...any) error {
