@@ -14,10 +14,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/optalloc/optalloc/device"
 	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/formats/csv"
 	"github.com/optalloc/optalloc/formats/jsonfmt"
 	"github.com/optalloc/optalloc/formats/onnx"
+	"github.com/optalloc/optalloc/formats/tflite"
 	"github.com/optalloc/optalloc/internal/atomicfile"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
@@ -27,7 +29,6 @@ import (
 	// as in cmd/optalloc/formats.go.
 	_ "github.com/optalloc/optalloc/formats/events"
 	_ "github.com/optalloc/optalloc/formats/graph"
-	_ "github.com/optalloc/optalloc/formats/tflite"
 )
 
 // problem is what a problem handle holds. Solves read it under mu's read
@@ -39,6 +40,10 @@ type problem struct {
 	// (a pin, a pool) copies the slice first, so that the result keeps
 	// the problem it was solved from.
 	shared atomic.Bool
+	// tflite is set when p was loaded from a TFLite model: its scratch
+	// buffers are TFLite Micro's to place, and a solve states the device's
+	// head as optalloc plan does (device.SolveTFLM).
+	tflite bool
 }
 
 func newProblem() *problem { return &problem{p: &model.Problem{}} }
@@ -76,7 +81,33 @@ func (pr *problem) load(path string, dims []string) error {
 		return err
 	}
 	pr.replace(p)
+	pr.setTFLite(strings.HasSuffix(strings.ToLower(path), ".tflite"))
 	return nil
+}
+
+func (pr *problem) setTFLite(on bool) {
+	pr.mu.Lock()
+	pr.tflite = on
+	pr.mu.Unlock()
+}
+
+// online marks the buffers of a TFLite model's arena that TFLite Micro
+// places itself (its kernels' scratch buffers, kind scratch, after the
+// tensors); nil for other problems, or one edited into several pools.
+func online(p *model.Problem, tflite bool) []bool {
+	if !tflite || len(p.PoolList()) > 1 {
+		return nil
+	}
+	on := make([]bool, len(p.Buffers))
+	some := false
+	for i := range p.Buffers {
+		on[i] = p.Buffers[i].Kind == model.Scratch
+		some = some || on[i]
+	}
+	if !some {
+		return nil
+	}
+	return on
 }
 
 // loadBytes is load for a file held in memory; the format is sniffed as
@@ -96,12 +127,14 @@ func (pr *problem) loadBytes(data []byte, name string, dims []string) error {
 		return err
 	}
 	pr.replace(p)
+	pr.setTFLite(tflite.Sniff(data))
 	return nil
 }
 
 func (pr *problem) replace(p *model.Problem) {
 	pr.mu.Lock()
 	pr.p = p
+	pr.tflite = false
 	pr.shared.Store(false)
 	pr.mu.Unlock()
 }
@@ -248,12 +281,12 @@ func (pr *problem) addPool(name string, capacity, align int64) error {
 }
 
 // snapshot returns a copy of the problem that later edits do not change.
-func (pr *problem) snapshot() *model.Problem {
+func (pr *problem) snapshot() (*model.Problem, bool) {
 	pr.mu.RLock()
 	defer pr.mu.RUnlock()
 	pr.shared.Store(true)
 	q := *pr.p
-	return &q
+	return &q, pr.tflite
 }
 
 // columns copies buffer columns out; a nil slice is skipped. A pin or hint
@@ -361,11 +394,17 @@ func (s *solver) run(pr *problem) (*result, error) {
 		s.cancel = nil
 		s.mu.Unlock()
 	}()
-	p := pr.snapshot()
+	p, isTFLite := pr.snapshot()
 	if opt.Capacity > 0 && len(p.PoolList()) > 1 {
 		return nil, badArg("a capacity decides a single pool; with %d pools give each its capacity", len(p.PoolList()))
 	}
-	res, err := solve.Solve(ctx, p, opt)
+	var res *solve.Result
+	var err error
+	if on := online(p, isTFLite); on != nil {
+		res, _, err = device.SolveTFLM(ctx, p, on, opt)
+	} else {
+		res, err = solve.Solve(ctx, p, opt)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -459,7 +498,7 @@ func unwrapPath(err error) string {
 // check verifies offsets (and pools, or pool 0 when nil) for the problem,
 // as `optalloc verify` does, and returns the violations' lines.
 func (pr *problem) check(offsets []int64, pools []int32) ([]string, error) {
-	p := pr.snapshot()
+	p, _ := pr.snapshot()
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}

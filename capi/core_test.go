@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/device"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
 )
@@ -189,4 +191,29 @@ func TestPinsAndPoolsInBulk(t *testing.T) {
 	require.NoError(t, r.offsets(off, pools))
 	assert.Equal(t, []int64{0, 8, 0}, off)
 	assert.Equal(t, []int32{0, 0, 1}, pools)
+}
+
+// TestTFLiteSolveIsTheDevices: a TFLite model loaded through the C API is
+// solved as optalloc plan solves it: its kernels' scratch buffers where
+// TFLite Micro puts them around the tensors, the peak the device's head.
+// The free-list planner's joint layout of the keyword model needs 800 bytes
+// on the device; the result keeps TFLite Micro's own layout (672).
+func TestTFLiteSolveIsTheDevices(t *testing.T) {
+	path := filepath.Join("..", "..", "shared", "models", "tflite", "keyword_scrambled_8bit.tflite")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("the shared models are absent")
+	}
+	pr := newProblem()
+	require.NoError(t, pr.load(path, nil))
+	s := newSolver()
+	s.opt.Method, s.opt.Threads = "freelist", 1
+	r, err := s.run(pr)
+	require.NoError(t, err)
+	require.NotNil(t, r.res.Plan)
+	assert.Equal(t, int64(672), r.res.Peak)
+	on := online(r.p, true)
+	require.NotNil(t, on)
+	replay, err := device.Simulate(context.Background(), r.p, on, r.res.Plan)
+	require.NoError(t, err)
+	assert.Equal(t, r.res.Plan.Placements, replay.Placements, "the scratch is not where TFLite Micro puts it")
 }
