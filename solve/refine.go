@@ -60,6 +60,25 @@ func (s *solver) runRefine(ctx context.Context) error {
 		name += "+refine"
 	}
 	var offerErr error
+	ts := time.Now()
+	from, stk, err := s.stackFirst(ctx, s.p, from, target, func(pl *model.Plan) {
+		if offerErr == nil {
+			offerErr = s.offer(pl, "stack")
+		}
+	})
+	if stk != nil {
+		s.res.Stats.engine("stack", stk)
+		s.res.Stats.phase("stack", ts)
+	}
+	if err != nil {
+		return fmt.Errorf("stack: %w", err)
+	}
+	if offerErr != nil {
+		return offerErr
+	}
+	if s.res.Plan != nil && s.res.Plan.Peak(s.p) <= target {
+		return nil
+	}
 	st, err := refine.Refine(ctx, s.p, from, target, s.opt.BnB, refine.DefaultBudget, func(pl *model.Plan) {
 		if offerErr == nil {
 			offerErr = s.offer(pl, name)
@@ -85,7 +104,15 @@ func (s *solver) refineEngine(r *race) engine {
 			ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/heuristicShare)
 			defer cancel()
 		}
-		return refine.Refine(ctx, p, from, target, s.opt.BnB, refine.DefaultBudget, on)
+		from, stk, err := s.stackFirst(ctx, p, from, target, on)
+		if err != nil {
+			return nil, fmt.Errorf("stack: %w", err)
+		}
+		st, err := refine.Refine(ctx, p, from, target, s.opt.BnB, refine.DefaultBudget, on)
+		if stk != nil && st != nil {
+			st["stack"] = stk
+		}
+		return st, err
 	}
 	return engine{
 		name: "refine",
