@@ -138,7 +138,7 @@ func Stack(ctx context.Context, p *model.Problem, lb, ceiling int64, opt bnb.Opt
 		}
 	}
 	st["windows"], st["lowered"] = windows, lowered
-	if best > 0 {
+	if lowered > 0 {
 		st["peak"] = best
 	}
 	return st, nil

@@ -2,7 +2,6 @@ package solve
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -60,33 +59,22 @@ func (s *solver) runRefine(ctx context.Context) error {
 		name += "+refine"
 	}
 	var offerErr error
-	ts := time.Now()
-	from, stk, err := s.stackFirst(ctx, s.p, from, target, func(pl *model.Plan) {
-		if offerErr == nil {
+	stacked := false
+	st, err := s.refineWithStack(ctx, s.p, from, target, func(pl *model.Plan, by string) {
+		switch {
+		case offerErr != nil:
+		case by == "stack":
+			stacked = true
 			offerErr = s.offer(pl, "stack")
-		}
-	})
-	if stk != nil {
-		s.res.Stats.engine("stack", stk)
-		s.res.Stats.phase("stack", ts)
-	}
-	if err != nil {
-		return fmt.Errorf("stack: %w", err)
-	}
-	if offerErr != nil {
-		return offerErr
-	}
-	if s.res.Plan != nil && s.res.Plan.Peak(s.p) <= target {
-		return nil
-	}
-	st, err := refine.Refine(ctx, s.p, from, target, s.opt.BnB, refine.DefaultBudget, func(pl *model.Plan) {
-		if offerErr == nil {
+		case stacked:
+			offerErr = s.offer(pl, "stack+refine")
+		default:
 			offerErr = s.offer(pl, name)
 		}
 	})
 	s.res.Stats.engine("refine", st)
 	if err != nil {
-		return fmt.Errorf("refine: %w", err)
+		return err
 	}
 	return offerErr
 }
@@ -104,15 +92,7 @@ func (s *solver) refineEngine(r *race) engine {
 			ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/heuristicShare)
 			defer cancel()
 		}
-		from, stk, err := s.stackFirst(ctx, p, from, target, on)
-		if err != nil {
-			return nil, fmt.Errorf("stack: %w", err)
-		}
-		st, err := refine.Refine(ctx, p, from, target, s.opt.BnB, refine.DefaultBudget, on)
-		if stk != nil && st != nil {
-			st["stack"] = stk
-		}
-		return st, err
+		return s.refineWithStack(ctx, p, from, target, func(pl *model.Plan, _ string) { on(pl) })
 	}
 	return engine{
 		name: "refine",

@@ -18,11 +18,10 @@ import (
 // TestSolveRefinesLargeProblems: auto on a chain of 5 000 ops is proven
 // optimal (at max-live) through the refinement, which the statistics and
 // the method name show, and so is a decision at max-live; --no-refine
-// leaves it out. The peak stack is switched off: it reaches max-live on
-// this chain before the refinement (TestSolveStack).
+// leaves it out.
 func TestSolveRefinesLargeProblems(t *testing.T) {
 	p := brute.Chain(rand.New(rand.NewPCG(2, 1)), 5000)
-	res, err := Solve(context.Background(), p, Options{TimeLimit: 20 * time.Second, NoStack: true})
+	res, err := Solve(context.Background(), p, Options{TimeLimit: 20 * time.Second})
 	require.NoError(t, err)
 	require.Equal(t, Optimal, res.Status)
 	require.Empty(t, verify.Check(p, res.Plan))
@@ -34,7 +33,7 @@ func TestSolveRefinesLargeProblems(t *testing.T) {
 
 	// A decision at max-live: greedy-size's quick plan is above it, and
 	// the refinement brings it down.
-	res, err = Solve(context.Background(), p, Options{TimeLimit: 20 * time.Second, Capacity: p.ComputeSweep().MaxLive, NoStack: true})
+	res, err = Solve(context.Background(), p, Options{TimeLimit: 20 * time.Second, Capacity: p.ComputeSweep().MaxLive})
 	require.NoError(t, err)
 	require.Empty(t, verify.Check(p, res.Plan))
 	assert.LessOrEqual(t, res.Peak, p.ComputeSweep().MaxLive)
