@@ -19,8 +19,8 @@
 // pinned, and the rest placed around them by the caller's planner (plain
 // single-pool problems only). It is a restriction too.
 //
-// The solve pipeline runs them (the stack first) on problems of MinBuffers
-// buffers or more, ahead of the exact race when no exact engine takes the
-// problem on, and as one of the race's engines when one does. It imports
-// the exact engines, never solve.
+// The solve pipeline runs them (the stack when the windows leave a gap) on
+// problems of MinBuffers buffers or more, ahead of the exact race when no
+// exact engine takes the problem on, and as one of the race's engines when
+// one does. It imports the exact engines, never solve.
 package refine
