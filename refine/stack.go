@@ -74,8 +74,9 @@ func StackDeclines(p *model.Problem) string {
 // whose peak is below every earlier one and below ceiling (0: no ceiling).
 // place plans the problem with the stacked buffers pinned. Each window's
 // search is the branch-and-bound's with one thread and a node budget of
-// work / (pairs + 4 × buffers), so the windows are the same on any machine.
-// It returns its statistics.
+// work / (pairs + 4 × buffers), so the windows come out the same on any
+// machine unless a search reaches stackWindowTime first. It returns its
+// statistics.
 func Stack(ctx context.Context, p *model.Problem, lb, ceiling int64, opt bnb.Options, work int64,
 	place func(context.Context, *model.Problem) (*model.Plan, error), onImprove func(*model.Plan)) (map[string]any, error) {
 	st := map[string]any{}
