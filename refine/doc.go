@@ -12,8 +12,15 @@
 // (Attempts). The result is a restriction of the problem, so every plan it
 // makes is valid; it proves no bound.
 //
-// The solve pipeline runs it on problems of MinBuffers buffers or more,
-// ahead of the exact race when no exact engine takes the problem on, and
-// as one of the race's engines when one does. It imports the exact
-// engines, never solve.
+// Stack builds a plan around the time of max-live where those windows are
+// too dense to search: the buffers live through a window of time around it
+// stacked at the bottom (longest-lived lowest), the window's own buffers
+// above them as the branch-and-bound packs them clipped to the window, all
+// pinned, and the rest placed around them by the caller's planner (plain
+// single-pool problems only). It is a restriction too.
+//
+// The solve pipeline runs them (the stack when the windows leave a gap) on
+// problems of MinBuffers buffers or more, ahead of the exact race when no
+// exact engine takes the problem on, and as one of the race's engines when
+// one does. It imports the exact engines, never solve.
 package refine

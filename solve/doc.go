@@ -45,7 +45,13 @@
 // (package refine) re-plans the stretch of time around the peak
 // with the branch-and-bound, everything else pinned, window after window:
 // long schedules (chains of ops, graphs with in-place views) reach max-live
-// where the heuristics end 8–27% above it.
+// where the heuristics end 8–27% above it. When it leaves a gap, the peak
+// stack (refine.Stack; stack.go, Options.NoStack) builds a plan around the
+// time of max-live: the buffers spanning a window around it stacked at the
+// bottom, the window's own buffers above them packed by the
+// branch-and-bound, the rest placed around them by firstfit-peak and
+// greedy-textbook; the refinement goes on from it. PanGu-α 2.6B, where
+// every planner stopped 0.758% above max-live, is proven optimal that way.
 //
 // Every plan Solve returns has passed verify.Check; a plan the verifier
 // rejects is a bug and is returned as an error, never as a result.

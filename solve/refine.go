@@ -2,7 +2,6 @@ package solve
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -60,14 +59,22 @@ func (s *solver) runRefine(ctx context.Context) error {
 		name += "+refine"
 	}
 	var offerErr error
-	st, err := refine.Refine(ctx, s.p, from, target, s.opt.BnB, refine.DefaultBudget, func(pl *model.Plan) {
-		if offerErr == nil {
+	stacked := false
+	st, err := s.refineWithStack(ctx, s.p, from, target, func(pl *model.Plan, by string) {
+		switch {
+		case offerErr != nil:
+		case by == "stack":
+			stacked = true
+			offerErr = s.offer(pl, "stack")
+		case stacked:
+			offerErr = s.offer(pl, "stack+refine")
+		default:
 			offerErr = s.offer(pl, name)
 		}
 	})
 	s.res.Stats.engine("refine", st)
 	if err != nil {
-		return fmt.Errorf("refine: %w", err)
+		return err
 	}
 	return offerErr
 }
@@ -85,7 +92,7 @@ func (s *solver) refineEngine(r *race) engine {
 			ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/heuristicShare)
 			defer cancel()
 		}
-		return refine.Refine(ctx, p, from, target, s.opt.BnB, refine.DefaultBudget, on)
+		return s.refineWithStack(ctx, p, from, target, func(pl *model.Plan, _ string) { on(pl) })
 	}
 	return engine{
 		name: "refine",

@@ -43,6 +43,9 @@ type Options struct {
 	// NoRefine skips the time-window refinement of large problems (see
 	// runRefine).
 	NoRefine bool
+	// NoStack skips the peak stack tried before the refinement (see
+	// refine.Stack and stack.go).
+	NoStack bool
 	// NoSqueaky skips the squeaky-wheel improvement of large problems
 	// (see runSqueaky).
 	NoSqueaky bool
