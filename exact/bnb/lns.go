@@ -13,9 +13,8 @@ import (
 
 // LNSOptions configure LNS.
 type LNSOptions struct {
-	// Seed drives the choice of neighbourhoods and the random orders of
-	// the sideways moves: the same seed, problem and start give the same
-	// run (unless a sub-search hits SubTime).
+	// Seed drives the choice of neighbourhoods, the orders of the
+	// decisions and the random orders of the sideways moves.
 	Seed uint64
 	// Iterations caps the neighbourhoods tried; 0 means until ctx ends.
 	Iterations int
@@ -24,11 +23,17 @@ type LNSOptions struct {
 	// Nodes is the node budget of the first round of the decision of one
 	// neighbourhood (Options.NodeLimit); 0 means 20 000.
 	Nodes int64
-	// SubTime bounds each sub-search in time; 0 means 0.5 s.
+	// Rounds bounds each decision to that many rounds (Options.MaxRounds:
+	// Nodes, then 2·Nodes, ...); 0 means 2.
+	Rounds int
+	// SubTime bounds each sub-search in time, a safety net: a run is
+	// deterministic as long as no sub-search reaches it; 0 means 10 s.
 	SubTime time.Duration
 	// Sideways is the probability that a neighbourhood which cannot be
 	// lowered is re-packed at the current peak in a random order (a move on
 	// the plateau, accepted as it comes); 0 means 0.5, negative means never.
+	// Seed, Nodes and Rounds fix the run: the same ones, problem and start
+	// give the same plans.
 	Sideways float64
 }
 
@@ -92,7 +97,10 @@ func LNS(ctx context.Context, p *model.Problem, start *model.Plan, lo LNSOptions
 		lo.Nodes = 20_000
 	}
 	if lo.SubTime <= 0 {
-		lo.SubTime = 500 * time.Millisecond
+		lo.SubTime = 10 * time.Second
+	}
+	if lo.Rounds <= 0 {
+		lo.Rounds = 2
 	}
 	if lo.Sideways == 0 {
 		lo.Sideways = 0.5
@@ -110,7 +118,7 @@ func LNS(ctx context.Context, p *model.Problem, start *model.Plan, lo LNSOptions
 		orders := DefaultOrders()
 		order := orders[rng.IntN(len(orders))]
 		sctx, cancel := context.WithTimeout(ctx, lo.SubTime)
-		got, status, _, err := Decide(sctx, sub, peak-1, Options{Threads: 1, NoProbe: true, Orders: []string{order}, NodeLimit: lo.Nodes, Seed: int64(rng.Uint64() >> 1)})
+		got, status, _, err := Decide(sctx, sub, peak-1, Options{Threads: 1, NoProbe: true, MaxRounds: lo.Rounds, Orders: []string{order}, NodeLimit: lo.Nodes, Seed: int64(rng.Uint64() >> 1)})
 		cancel()
 		if err != nil {
 			return best, st, err
@@ -124,7 +132,7 @@ func LNS(ctx context.Context, p *model.Problem, start *model.Plan, lo LNSOptions
 			got = nil
 			if lo.Sideways > 0 && rng.Float64() < lo.Sideways {
 				sctx, cancel := context.WithTimeout(ctx, lo.SubTime)
-				pl, status, _, err := Decide(sctx, sub, peak, Options{Threads: 1, NoProbe: true, Orders: []string{"random"}, Seed: int64(rng.Uint64() >> 1)})
+				pl, status, _, err := Decide(sctx, sub, peak, Options{Threads: 1, NoProbe: true, MaxRounds: lo.Rounds, NodeLimit: lo.Nodes, Orders: []string{"random"}, Seed: int64(rng.Uint64() >> 1)})
 				cancel()
 				if err != nil {
 					return best, st, err

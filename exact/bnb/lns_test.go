@@ -144,3 +144,28 @@ func TestLNSDeclines(t *testing.T) {
 		})
 	}
 }
+
+// TestDecideMaxRounds: a decision bounded to one round of a tiny node
+// limit answers Unknown where the unbounded one finds a plan (MiniMalloc D
+// at 1048576, 70 000 nodes with RZ).
+func TestDecideMaxRounds(t *testing.T) {
+	p := loadMini(t, "D")
+	tests := []struct {
+		name   string
+		rounds int
+		want   Status
+	}{
+		{"bounded", 1, Unknown},
+		{"unbounded", 0, Feasible},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pl, status, _, err := Decide(context.Background(), p, 1048576, Options{Threads: 1, NoProbe: true, NodeLimit: 1, MaxRounds: tc.rounds, Orders: []string{"RZ"}})
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, status)
+			if status == Feasible {
+				assert.Empty(t, verify.Check(p, pl))
+			}
+		})
+	}
+}

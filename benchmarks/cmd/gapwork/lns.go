@@ -25,6 +25,7 @@ func lnsMain(file string, args []string) error {
 	limit := fs.Duration("time", 60*time.Second, "time limit")
 	maxFree := fs.Int("max-free", 0, "free buffers per neighbourhood (0 = bnb's default)")
 	nodes := fs.Int64("nodes", 0, "node budget per neighbourhood (0 = bnb's default)")
+	rounds := fs.Int("rounds", 0, "rounds per decision (0 = bnb's default)")
 	sideways := fs.Float64("sideways", 0, "probability of a sideways move (0 = default, negative = never)")
 	out := fs.String("o", "", "write the best plan here (CSV)")
 	engine := fs.String("engine", "bnb", "bnb (bnb.LNS) or sat (sat.Improve, the SAT engine's LNS, for comparison)")
@@ -57,7 +58,7 @@ func lnsMain(file string, args []string) error {
 		fmt.Printf("sat.Improve: start=%d peak=%d %s time=%.1fs\n", pl.Peak(p), best.Peak(p), st.Reason, time.Since(t0).Seconds())
 		return nil
 	}
-	best, st, err := bnb.LNS(ctx, p, pl, bnb.LNSOptions{Seed: *seed, Iterations: *iters, MaxFree: *maxFree, Nodes: *nodes, Sideways: *sideways},
+	best, st, err := bnb.LNS(ctx, p, pl, bnb.LNSOptions{Seed: *seed, Iterations: *iters, MaxFree: *maxFree, Nodes: *nodes, Rounds: *rounds, Sideways: *sideways},
 		func(q *model.Plan) {
 			fmt.Printf("%.1fs peak=%d\n", time.Since(t0).Seconds(), q.Peak(p))
 		})
