@@ -19,7 +19,8 @@ import (
 
 func lnsMain(file string, args []string) error {
 	fs := flag.NewFlagSet("lns", flag.ExitOnError)
-	start := fs.String("plan", "", "start plan (a CSV or JSON plan of FILE, e.g. from optalloc plan -o)")
+	start := fs.String("plan", "", "start plan (a CSV or JSON plan of FILE, e.g. from optalloc plan -o); none: bnb.Minimise with -start-nodes")
+	startNodes := fs.Int64("start-nodes", 4_000_000, "node budget of the start's minimisation (without -plan)")
 	seed := fs.Uint64("seed", 1, "seed")
 	iters := fs.Int("iterations", 0, "neighbourhoods to try (0 = until -time)")
 	limit := fs.Duration("time", 60*time.Second, "time limit")
@@ -36,14 +37,27 @@ func lnsMain(file string, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(*start)
-	if err != nil {
-		return err
-	}
-	pl, err := plan.Read(bufio.NewReader(f), *start, p)
-	f.Close()
-	if err != nil {
-		return err
+	var pl *model.Plan
+	if *start != "" {
+		f, err := os.Open(*start)
+		if err != nil {
+			return err
+		}
+		pl, err = plan.Read(bufio.NewReader(f), *start, p)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	} else {
+		// A deterministic start: the branch-and-bound's own minimisation,
+		// one thread, bounded in nodes.
+		t0 := time.Now()
+		var err error
+		pl, _, _, err = bnb.Minimise(context.Background(), p, nil, 0, bnb.Options{Threads: 1, MaxNodes: *startNodes}, nil)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("start: bnb.Minimise, %d nodes: peak=%d (%.1fs)\n", *startNodes, pl.Peak(p), time.Since(t0).Seconds())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *limit)
 	defer cancel()
