@@ -49,8 +49,9 @@ func lnsMain(file string, args []string) error {
 			return err
 		}
 	} else {
-		// A deterministic start: the branch-and-bound's own minimisation,
-		// one thread, bounded in nodes.
+		// The branch-and-bound's own minimisation, one thread, bounded in
+		// nodes. Not quite deterministic: Minimise schedules its probes of
+		// the lower bound by wall time. For a repeatable run, give -plan.
 		t0 := time.Now()
 		var err error
 		pl, _, _, err = bnb.Minimise(context.Background(), p, nil, 0, bnb.Options{Threads: 1, MaxNodes: *startNodes}, nil)

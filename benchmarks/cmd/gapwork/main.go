@@ -10,7 +10,10 @@
 //
 //	go run ./benchmarks/cmd/gapwork lns FILE -plan PLAN.csv [-seed 1] [-time 60s] [-o OUT.csv]
 //
-// lns: large-neighbourhood search seeded from a plan (lns.go).
+// lns: large-neighbourhood search seeded from a plan (bnb.LNS; with
+// -engine sat, sat.Improve). From a plan file the run is deterministic for
+// a seed and -iterations; without -plan it starts from bnb.Minimise with
+// -start-nodes nodes, whose result varies with timing.
 package main
 
 import (
