@@ -16,6 +16,10 @@
 //   - window.go: clipped stretches of time minimised by the
 //     branch-and-bound and refuted by SAT (Windows): a window's optimum
 //     bounds the whole problem;
+//   - cut.go: section cuts (Sections, Fullest, Cut): the problem relaxed
+//     to chosen elementary time slots, not necessarily consecutive (the
+//     fullest of the whole schedule); a cut refuted by an exact engine
+//     bounds the problem. Used by benchmarks/cmd/gapwork, not by Prove;
 //   - prove.go: Prove races the provers (branch-and-bound refutations of
 //     the current bound, SAT relaxations, windows) for `optalloc bounds
 //     --prove`.

@@ -35,6 +35,12 @@
 // exceeds C; optimality is claimed only from such a proof or from the
 // max-live / pin bound.
 //
+// LNS (lns.go) lowers a given plan by large-neighbourhood search: it frees
+// the buffers at the peak and a neighbourhood of others, pins the rest that
+// conflict with them, and decides the neighbourhood one unit lower with
+// work-bounded decisions (Options.MaxRounds). It proves nothing; solve
+// does not call it (benchmarks/cmd/gapwork does).
+//
 // The engine plans one pool. Alias groups are one item (the root's bytes
 // over the union of the members' lifetimes) and gaps are ignored (whole
 // rectangles): plans stay valid, but on such problems an exhausted search

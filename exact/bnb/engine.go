@@ -177,7 +177,7 @@ func (e *engine) decide(ctx context.Context, capacity int64, st *Stats) Status {
 	lo := (e.lb + e.f.scale - 1) / e.f.scale
 	if !e.exact || lo >= capacity || e.opt.NoProbe {
 		st.Decisions++
-		return e.decideAll(ctx, capacity, true, 0, st)
+		return e.decideAll(ctx, capacity, true, e.opt.MaxRounds, st)
 	}
 	var rungs []int64 // strictly between lo and capacity
 	for k := int64(1); k < probeSteps; k++ {

@@ -23,6 +23,12 @@ type Options struct {
 	// NoProbe makes Decide search only at the given capacity, without
 	// alternating with probes at the (tighter) lower bound.
 	NoProbe bool
+	// MaxRounds, when > 0 and Decide searches the capacity alone (NoProbe,
+	// or no room below it), stops Decide after that many rounds of the
+	// portfolio (node limits NodeLimit, 2·NodeLimit, ...) with Unknown: a
+	// decision bounded in work, not time, so one thread stays
+	// deterministic (LNS uses it). 0 means no limit.
+	MaxRounds int
 	// RankFirst tries the candidates of a node in static-rank order instead
 	// of (offset, rank) order.
 	RankFirst bool
