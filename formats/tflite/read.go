@@ -173,6 +173,12 @@ func Decode(data []byte, name string) (m *Model, err error) {
 			panic(r)
 		}
 	}()
+	// The generated accessors slice the buffer, and Go lets a slice reach
+	// past its length up to its capacity: cap the capacity, so that a
+	// vector running past the file's end is always caught (a fuzzer's
+	// inputs, slices of larger buffers, found one that read back only
+	// where the capacity hid it).
+	data = data[:len(data):len(data)]
 	d := &decoder{name: name, data: data}
 	return d.decode()
 }

@@ -2,6 +2,7 @@ package tflite
 
 import (
 	"bytes"
+	"encoding/binary"
 	"context"
 	"math/rand/v2"
 	"os"
@@ -553,4 +554,31 @@ func TestWritableRefusesExternalBuffers(t *testing.T) {
 	assert.ErrorContains(t, err, "outside the flatbuffer")
 	hello := hostile(t, "shared_meta_weight.tflite")
 	assert.NoError(t, hello.Writable())
+}
+
+// TestDecodeIgnoresCapacity: a file whose last bytes a vector runs past
+// decodes exactly as the same bytes alone do, even when the slice's
+// capacity holds more bytes after them (a slice of a larger buffer). The
+// generated accessors slice up to the capacity; FuzzWithOfflinePlan found a
+// model that decoded only because of it, and whose plan then did not read
+// back.
+func TestDecodeIgnoresCapacity(t *testing.T) {
+	data := buildModel(gspec{tensors: []tspec{act("x", 4), act("y", 4)}, ops: []ospec{{code: schema.BuiltinOperatorRELU, in: []int32{0}, out: []int32{1}}}, in: []int32{0}, out: []int32{1}})
+	m, err := Decode(data, "ok")
+	require.NoError(t, err)
+	// Stretch the last tensor's name past the end of the file.
+	var sg schema.SubGraph
+	var tt schema.Tensor
+	m.root.Subgraphs(&sg, 0)
+	sg.Tensors(&tt, 1)
+	name := tt.Name()
+	at := int(uintptr(unsafe.Pointer(&name[0])) - uintptr(unsafe.Pointer(&data[0])))
+	bad := bytes.Clone(data)
+	binary.LittleEndian.PutUint32(bad[at-4:], uint32(len(bad)-at+8))
+	roomy := make([]byte, len(bad), len(bad)+64)
+	copy(roomy, bad)
+	_, errAlone := Decode(bad, "bad")
+	_, errRoomy := Decode(roomy, "bad")
+	require.Error(t, errAlone, "the name runs past the file")
+	assert.Error(t, errRoomy, "the bytes after the file's end were read")
 }
