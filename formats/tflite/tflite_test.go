@@ -2,8 +2,8 @@ package tflite
 
 import (
 	"bytes"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
