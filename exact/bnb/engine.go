@@ -359,8 +359,17 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 	// whenever its probes have had less than lbShare of the time: when it
 	// is the optimum (max-live often is), the proof comes as soon as the
 	// effort suffices, not after the whole descent (E took 11.9 s before).
-	tLoop := time.Now()
+	// With MaxNodes the share is counted in nodes, not time, so that a
+	// one-thread search stays deterministic as MaxNodes promises.
+	tLoop, nodesLoop := time.Now(), st.Nodes
 	var lbTime time.Duration
+	var lbNodes int64
+	lbStarved := func() bool {
+		if opt.MaxNodes > 0 {
+			return lbShare*lbNodes < st.Nodes-nodesLoop
+		}
+		return lbShare*lbTime < time.Since(tLoop)
+	}
 	lbRounds := rounds + 1
 	for ub > lb && (opt.MaxNodes <= 0 || st.Nodes < opt.MaxNodes) {
 		hi := (ub - 1) / g // largest scaled capacity strictly below ub
@@ -375,7 +384,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 		switch {
 		case step < 0:
 			target, lbProbe = lo, true
-		case lo < hi && lbShare*lbTime < time.Since(tLoop):
+		case lo < hi && lbStarved():
 			target, r, lbProbe = lo, lbRounds, true
 			lbRounds++
 		case step > 1:
@@ -388,6 +397,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 		st.Steps = append(st.Steps, Step{Capacity: target * g, Status: status, Nodes: st.Nodes - nodes0, Elapsed: time.Since(t1)})
 		if lbProbe {
 			lbTime += time.Since(t1)
+			lbNodes += st.Nodes - nodes0
 		}
 		if status == Unknown {
 			if ctx.Err() != nil {

@@ -161,6 +161,35 @@ func TestMaxNodes(t *testing.T) {
 	assert.Equal(t, st.Nodes, st2.Nodes)
 }
 
+// TestMaxNodesDeterministicOverLongDescents: with a budget large enough for
+// Minimise to probe the lower bound again during its descent, the probes
+// are scheduled by nodes, not wall time, so two one-thread runs take the
+// same steps (they did not: the schedule read the clock).
+func TestMaxNodesDeterministicOverLongDescents(t *testing.T) {
+	p := loadMini(t, "J")
+	inc := model.NewPlan(p)
+	var top int64
+	for i := range p.Buffers {
+		inc.Placements[i].Offset = top
+		top += p.Buffers[i].Size
+	}
+	run := func() (*model.Plan, Stats) {
+		pl, _, st, err := Minimise(context.Background(), p, inc, 0, Options{Threads: 1, MaxNodes: 300_000}, nil)
+		require.NoError(t, err)
+		require.Empty(t, verify.Check(p, pl))
+		return pl, st
+	}
+	pl, st := run()
+	pl2, st2 := run()
+	assert.Equal(t, pl.Placements, pl2.Placements)
+	require.Equal(t, len(st.Steps), len(st2.Steps))
+	for k := range st.Steps {
+		assert.Equal(t, st.Steps[k].Capacity, st2.Steps[k].Capacity, "step %d", k)
+		assert.Equal(t, st.Steps[k].Nodes, st2.Steps[k].Nodes, "step %d", k)
+	}
+	assert.Greater(t, len(st.Steps), 3, "too short a descent to probe the bound again")
+}
+
 func TestContextCancellation(t *testing.T) {
 	p := loadMini(t, "J")
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
