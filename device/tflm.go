@@ -16,8 +16,12 @@ import (
 // online keeps its offset in plan (TFLite Micro's offline plan) and the
 // online buffers are placed by TFLite Micro's greedy planner around them,
 // as the runtime does (heuristics.TFLMGreedy with the offline buffers
-// pinned). Members of alias groups are placed with their group.
+// pinned); nil online means none. Members of alias groups are placed with
+// their group.
 func Simulate(ctx context.Context, p *model.Problem, online []bool, plan *model.Plan) (*model.Plan, error) {
+	if online == nil {
+		online = make([]bool, len(p.Buffers)) // none: every buffer offline
+	}
 	if len(online) != len(p.Buffers) || len(plan.Placements) != len(p.Buffers) {
 		return nil, fmt.Errorf("device: %d online flags and %d placements for %d buffers", len(online), len(plan.Placements), len(p.Buffers))
 	}
@@ -73,8 +77,12 @@ type Outcome struct {
 // runtime places itself (kernel scratch): see the package comment. The
 // result's plan is the device's, its Peak the device's head, its
 // LowerBound the joint problem's, and its Status optimal only when the head
-// meets that bound. Without online buffers it is solve.Solve.
+// meets that bound. Without online buffers (online nil or all false) the
+// head is the joint plan's peak.
 func SolveTFLM(ctx context.Context, p *model.Problem, online []bool, opt solve.Options) (*solve.Result, *Outcome, error) {
+	if online == nil {
+		online = make([]bool, len(p.Buffers)) // none
+	}
 	if len(online) != len(p.Buffers) {
 		return nil, nil, fmt.Errorf("device: %d online flags for %d buffers", len(online), len(p.Buffers))
 	}
@@ -195,11 +203,13 @@ func choose(ctx context.Context, p *model.Problem, online []bool, res *solve.Res
 // mirror returns plan upside down (offset' = peak - offset - size), nil
 // when a buffer is pinned or aliased (its offset cannot move).
 func mirror(p *model.Problem, plan *model.Plan) *model.Plan {
+	if len(p.PoolList()) > 1 {
+		return nil
+	}
 	peak := plan.Peak(p)
 	m := &model.Plan{Placements: make([]model.Placement, len(plan.Placements))}
 	for i, pl := range plan.Placements {
-		b := &p.Buffers[i]
-		if b.Pin != nil || b.Alias != nil || len(p.PoolList()) > 1 {
+		if b := &p.Buffers[i]; b.Pin != nil || b.Alias != nil {
 			return nil
 		}
 		pl.Offset = peak - pl.Offset - pl.Size

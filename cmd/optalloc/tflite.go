@@ -157,14 +157,10 @@ func checkScratchFlags(e *env, inputs ...string) error {
 // model read, has no scratch, or p is not its arena.
 func (e *env) online(input string, p *model.Problem) []bool {
 	t := e.tflite
-	if t == nil || t.path != input || len(t.arena.Scratch) == 0 || len(p.Buffers) != len(t.arena.Problem.Buffers) || len(p.PoolList()) > 1 {
+	if t == nil || t.path != input || len(p.Buffers) != len(t.arena.Problem.Buffers) || len(p.PoolList()) > 1 {
 		return nil
 	}
-	on := make([]bool, len(p.Buffers))
-	for k := len(t.arena.Tensors); k < len(on); k++ {
-		on[k] = true
-	}
-	return on
+	return t.arena.Online()
 }
 
 // solveInput solves p; for a TFLite model with scratch buffers it plans
@@ -257,11 +253,7 @@ func writeTFLite(ctx context.Context, e *env, input, out string, p *model.Proble
 		return fmt.Errorf("%s: the written model does not carry the plan (a bug)", out)
 	}
 	got := planFromOffsets(a, back.Offline.Offsets)
-	on := make([]bool, len(p.Buffers))
-	for k := len(a.Tensors); k < len(on); k++ {
-		on[k] = true
-	}
-	dev, err := device.Simulate(context.WithoutCancel(ctx), p, on, got)
+	dev, err := device.Simulate(context.WithoutCancel(ctx), p, a.Online(), got)
 	if err != nil {
 		return err
 	}

@@ -196,11 +196,7 @@ func TestKernelModelsOnTheDevice(t *testing.T) {
 			require.NoError(t, err)
 			a, err := m.Arena()
 			require.NoError(t, err)
-			online := make([]bool, len(a.Problem.Buffers))
-			for k := len(a.Tensors); k < len(online); k++ {
-				online[k] = true
-			}
-			res, out, err := device.SolveTFLM(context.Background(), a.Problem, online, solve.Options{TimeLimit: 5 * time.Second, Threads: 1})
+			res, out, err := device.SolveTFLM(context.Background(), a.Problem, a.Online(), solve.Options{TimeLimit: 5 * time.Second, Threads: 1})
 			require.NoError(t, err)
 			require.NotNil(t, res.Plan)
 			off, err := a.OfflinePlan(m, res.Plan)

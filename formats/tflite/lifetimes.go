@@ -194,8 +194,11 @@ func (lt *lifetimer) callees(op *schema.Operator) []int {
 
 // code is an operator's builtin code (TFLite's rule: the larger of the
 // deprecated int8 field and the int32 one); -1 for a bad opcode index.
-func (lt *lifetimer) code(op *schema.Operator) schema.BuiltinOperator {
-	root := lt.d.m.root
+func (lt *lifetimer) code(op *schema.Operator) schema.BuiltinOperator { return lt.d.m.opcode(op) }
+
+// opcode is an operator's builtin code (see lifetimer.code).
+func (m *Model) opcode(op *schema.Operator) schema.BuiltinOperator {
+	root := m.root
 	idx := int(op.OpcodeIndex())
 	if idx >= root.OperatorCodesLength() {
 		return -1

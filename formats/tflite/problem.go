@@ -159,6 +159,20 @@ func (m *Model) ArenaWith(opt ArenaOptions) (*Arena, error) {
 	return a, nil
 }
 
+// Online marks the buffers of Problem that TFLite Micro places itself,
+// online, around the offline plan: the scratch buffers. It is nil when
+// there are none.
+func (a *Arena) Online() []bool {
+	if len(a.Scratch) == 0 {
+		return nil
+	}
+	on := make([]bool, len(a.Problem.Buffers))
+	for k := len(a.Tensors); k < len(on); k++ {
+		on[k] = true
+	}
+	return on
+}
+
 // addScratch appends the scratch buffers opt asks for.
 func (a *Arena) addScratch(m *Model, opt ArenaOptions) error {
 	switch {

@@ -96,10 +96,7 @@ type kernelOp struct {
 	op   *schema.Operator
 }
 
-func (k *kernelOp) code() schema.BuiltinOperator {
-	lt := lifetimer{d: &decoder{m: k.m}}
-	return lt.code(k.op)
-}
+func (k *kernelOp) code() schema.BuiltinOperator { return k.m.opcode(k.op) }
 
 func (k *kernelOp) name() string {
 	if c := k.code(); c != schema.BuiltinOperatorCUSTOM {
@@ -171,19 +168,10 @@ func elements(t *Tensor) int64 {
 	return n
 }
 
-// width is TfLiteTypeGetSize of t's type; 0 when it has none.
+// width is TfLiteTypeGetSize of t's type (typeWidth); 0 when it has none.
 func width(t *Tensor) int64 {
-	switch t.Type {
-	case "BOOL", "INT8", "UINT8":
-		return 1
-	case "INT16", "UINT16", "FLOAT16", "BFLOAT16":
-		return 2
-	case "INT32", "UINT32", "FLOAT32":
-		return 4
-	case "INT64", "UINT64", "FLOAT64", "COMPLEX64":
-		return 8
-	case "COMPLEX128":
-		return 16
+	if typ, ok := schema.EnumValuesTensorType[t.Type]; ok {
+		return max(typeWidth(typ), 0)
 	}
 	return 0
 }

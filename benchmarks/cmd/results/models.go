@@ -91,15 +91,6 @@ type tfliteModel struct {
 	arena *tflite.Arena
 }
 
-// online marks the scratch buffers, which TFLite Micro places itself.
-func (t *tfliteModel) online() []bool {
-	on := make([]bool, len(t.arena.Problem.Buffers))
-	for k := len(t.arena.Tensors); k < len(on); k++ {
-		on[k] = true
-	}
-	return on
-}
-
 // modelsConfig tunes runModels.
 type modelsConfig struct {
 	dims  map[string]int64
@@ -208,7 +199,7 @@ type modelRow struct {
 // the model with TFLite Micro's own planner and with the plan written.
 func deviceRow(ctx context.Context, path string, t *tfliteModel, cfg modelsConfig) (modelRow, error) {
 	p := t.arena.Problem
-	res, _, err := device.SolveTFLM(ctx, p, t.online(), solve.Options{TimeLimit: cfg.limit, Threads: 1})
+	res, _, err := device.SolveTFLM(ctx, p, t.arena.Online(), solve.Options{TimeLimit: cfg.limit, Threads: 1})
 	if err != nil {
 		return modelRow{}, fmt.Errorf("%s: %v", path, err)
 	}
