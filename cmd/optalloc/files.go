@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/term"
-
 	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/model"
 )
@@ -72,8 +70,10 @@ func loadProblem(e *env, path string) (*model.Problem, error) {
 	}
 }
 
-// checkInputFile refuses an input that is a device other than a terminal
-// (/dev/zero would be read without end): a file, a pipe, a FIFO or "-".
+// checkInputFile refuses an input that is a device (/dev/zero would be read
+// without end) unless it is this process's own standard input (/dev/stdin
+// on a terminal): a file, a pipe, a FIFO or "-". It never opens a device to
+// find out (opening one can act: a watchdog starts, a tape rewinds).
 func checkInputFile(path string) error {
 	if path == "-" {
 		return nil
@@ -82,14 +82,8 @@ func checkInputFile(path string) error {
 	if err != nil || fi.Mode()&os.ModeDevice == 0 {
 		return nil // the reader says what is wrong with a missing file
 	}
-	if fi.Mode()&os.ModeCharDevice != 0 {
-		if f, err := os.Open(path); err == nil {
-			tty := term.IsTerminal(int(f.Fd()))
-			f.Close()
-			if tty {
-				return nil
-			}
-		}
+	if in, err := os.Stdin.Stat(); err == nil && os.SameFile(fi, in) {
+		return nil
 	}
 	return &model.InputError{File: path, Msg: "is a device, not a file: give a file, a pipe, or - for standard input"}
 }
