@@ -31,7 +31,7 @@ func TestCheckBaselineHostile(t *testing.T) {
 	}
 
 	// The crafted baseline of ../shared/hostile/check, used by path.
-	hostile := filepath.Join("..", "..", "..", "shared", "hostile", "check")
+	hostile := filepath.Join(sharedHostile, "check")
 	if _, err := os.Stat(filepath.Join(hostile, "dupkeys.json")); err == nil {
 		code, _, stderr := cli(t, "", "check", filepath.Join(hostile, "tiny-cnn.csv"), "--baseline", filepath.Join(hostile, "dupkeys.json"))
 		assert.Equal(t, 2, code)
@@ -67,16 +67,12 @@ func TestCheckRecordsInputFlags(t *testing.T) {
 // carriage return broke the one-line error; two initializers of one name
 // kept the last silently.
 func TestHostileONNXNamesAndInitializers(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "hostile", "onnx")
-	if _, err := os.Stat(filepath.Join(dir, "optype_cr.onnx")); err != nil {
-		t.Skip("the hostile ONNX files are absent")
-	}
-	code, _, stderr := cli(t, "", "plan", filepath.Join(dir, "optype_cr.onnx"))
+	code, _, stderr := cli(t, "", "plan", hostileFile(t, "onnx", "optype_cr.onnx"))
 	assert.Equal(t, 2, code)
 	assert.Equal(t, 1, strings.Count(stderr, "\n"), stderr)
 	assert.NotContains(t, stderr, "\r")
 	assert.Contains(t, stderr, `\x0d`)
-	code, _, stderr = cli(t, "", "plan", filepath.Join(dir, "dup_init.onnx"))
+	code, _, stderr = cli(t, "", "plan", hostileFile(t, "onnx", "dup_init.onnx"))
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, `initializer "w" is given twice`)
 }
@@ -84,7 +80,7 @@ func TestHostileONNXNamesAndInitializers(t *testing.T) {
 // TestRepeatedDimRefused (D19): a --dim given twice with two values kept
 // the last silently; it is refused, naming both.
 func TestRepeatedDimRefused(t *testing.T) {
-	src := filepath.Join("..", "..", "..", "shared", "models", "onnx", "silero_vad_v5.onnx")
+	src := sileroPath
 	if _, err := os.Stat(src); err != nil {
 		t.Skip("the shared ONNX model is absent")
 	}

@@ -15,7 +15,7 @@ import (
 // with nothing written — never a panic, a stack trace or a plan verify
 // rejects. TFLite models are also written back and verified.
 func TestEveryHostileFile(t *testing.T) {
-	root := filepath.Join("..", "..", "..", "shared", "hostile")
+	root := filepath.Clean(sharedHostile)
 	var files []string
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && !strings.HasSuffix(p, ".md") {

@@ -97,7 +97,7 @@ func TestReaderPanicIsOneLine(t *testing.T) {
 // nothing (they used to panic, run unbounded, say "a bug" or plan
 // undersized tensors with exit 0).
 func TestHostileONNXFiles(t *testing.T) {
-	dir := "../../../shared/hostile/onnx"
+	dir := filepath.Join(sharedHostile, "onnx")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("hostile inputs not found at %s", dir)
 	}

@@ -21,8 +21,7 @@ func TestModelsOnStdin(t *testing.T) {
 	assert.NotContains(t, stdout, "not ONNX")
 	assert.Contains(t, stdout, `"-" reads standard input (every format, sniffed)`)
 
-	onnxModel := filepath.Join("..", "..", "..", "shared", "models", "onnx", "silero_vad_v5.onnx")
-	data, err := os.ReadFile(onnxModel)
+	data, err := os.ReadFile(sileroPath)
 	if err != nil {
 		t.Skip("the shared ONNX model is absent")
 	}
@@ -71,11 +70,8 @@ func TestClosedPipeLeavesNoTemporaryFiles(t *testing.T) {
 // read as JSON problems on standard input, not as model graphs.
 func TestJSONProblemOnStdinNamedOps(t *testing.T) {
 	for _, name := range []string{"ops_id.json", "models_id.json"} {
-		path := filepath.Join("..", "..", "..", "shared", "hostile", "sniff", name)
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Skipf("%s is absent", path)
-		}
+		data, err := os.ReadFile(hostileFile(t, "sniff", name))
+		require.NoError(t, err)
 		code, _, stderr := cli(t, string(data), "plan", "-")
 		assert.Equal(t, 0, code, stderr)
 		assert.Contains(t, stderr, "status=optimal")

@@ -12,15 +12,22 @@ import (
 	"github.com/optalloc/optalloc/formats/tflite"
 )
 
-// hostileTFLite returns a crafted model of ../shared/hostile/tflite.
-func hostileTFLite(t *testing.T, name string) string {
+// sharedHostile holds the crafted inputs of issue 36 (../shared/hostile).
+const sharedHostile = "../../../shared/hostile"
+
+// hostileFile returns a crafted input of ../shared/hostile, skipping the
+// test when it is absent.
+func hostileFile(t *testing.T, parts ...string) string {
 	t.Helper()
-	path := filepath.Join("..", "..", "..", "shared", "hostile", "tflite", name)
+	path := filepath.Join(append([]string{sharedHostile}, parts...)...)
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("%s is absent (it sits beside the repository in CI)", path)
 	}
 	return path
 }
+
+// hostileTFLite returns a crafted model of ../shared/hostile/tflite.
+func hostileTFLite(t *testing.T, name string) string { return hostileFile(t, "tflite", name) }
 
 // TestWritePathNeverPanics (D1): models whose fields the reader never
 // needed panicked the writer. Each now gives a planned model that reads

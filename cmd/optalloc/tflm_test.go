@@ -205,11 +205,10 @@ func TestExplainModelFiles(t *testing.T) {
 	assert.Contains(t, stdout, "a kernel's scratch buffer, 256 bytes")
 	assert.NotContains(t, stdout, "no aliases or model report")
 
-	onnxModel := filepath.Join("..", "..", "..", "shared", "models", "onnx", "silero_vad_v5.onnx")
-	if _, err := os.Stat(onnxModel); err != nil {
+	if _, err := os.Stat(sileroPath); err != nil {
 		t.Skip("the shared ONNX model is absent")
 	}
-	code, stdout, stderr = cli(t, "", "plan", onnxModel, "--dim", "input:0=1", "--dim", "input:1=576", "--dim", "state:1=1", "--dim", "sr=16000", "--explain", "--time-limit", "5s")
+	code, stdout, stderr = cli(t, "", "plan", sileroPath, "--dim", "input:0=1", "--dim", "input:1=576", "--dim", "state:1=1", "--dim", "sr=16000", "--explain", "--time-limit", "5s")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "planned in place inside another one")
 	assert.Contains(t, stdout, "at the peak (10497 bytes)")

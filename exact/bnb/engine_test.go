@@ -115,12 +115,7 @@ func TestMinimiseFromIncumbent(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	p, _ := brute.PerfectPacking(rng, 50, 80, 40)
 	// A poor incumbent: everything stacked.
-	inc := model.NewPlan(p)
-	var top int64
-	for i := range p.Buffers {
-		inc.Placements[i].Offset = top
-		top += p.Buffers[i].Size
-	}
+	inc := stacked(p)
 	var improved []int64
 	best, lb, st, err := Minimise(context.Background(), p, inc, 0, Options{Threads: 2}, func(pl *model.Plan) {
 		require.Empty(t, verify.Check(p, pl))
@@ -140,12 +135,7 @@ func TestMinimiseFromIncumbent(t *testing.T) {
 // stacked plan never reaches its bound, so only the budget stops it.
 func TestMaxNodes(t *testing.T) {
 	p := loadMini(t, "J")
-	inc := model.NewPlan(p)
-	var top int64
-	for i := range p.Buffers {
-		inc.Placements[i].Offset = top
-		top += p.Buffers[i].Size
-	}
+	inc := stacked(p)
 	run := func() (*model.Plan, Stats) {
 		pl, _, st, err := Minimise(context.Background(), p, inc, 0, Options{Threads: 1, MaxNodes: 5000}, nil)
 		require.NoError(t, err)
@@ -167,12 +157,7 @@ func TestMaxNodes(t *testing.T) {
 // same steps (they did not: the schedule read the clock).
 func TestMaxNodesDeterministicOverLongDescents(t *testing.T) {
 	p := loadMini(t, "J")
-	inc := model.NewPlan(p)
-	var top int64
-	for i := range p.Buffers {
-		inc.Placements[i].Offset = top
-		top += p.Buffers[i].Size
-	}
+	inc := stacked(p)
 	run := func() (*model.Plan, Stats) {
 		pl, _, st, err := Minimise(context.Background(), p, inc, 0, Options{Threads: 1, MaxNodes: 300_000}, nil)
 		require.NoError(t, err)

@@ -101,12 +101,16 @@ func Read(r io.Reader, name string) (*model.Problem, error) {
 			// An id allocated again gets "#N"; an id that some other
 			// buffer already has (a literal "a#2" beside a renamed "a")
 			// counts on until it is unique.
-			count[id]++
-			for b.ID = id; count[id] > 1 || used[b.ID]; count[id]++ {
-				if b.ID = id + "#" + strconv.Itoa(count[id]); !used[b.ID] {
-					break
-				}
+			n := count[id] + 1
+			b.ID = id
+			if n > 1 {
+				b.ID = id + "#" + strconv.Itoa(n)
 			}
+			for used[b.ID] {
+				n++
+				b.ID = id + "#" + strconv.Itoa(n)
+			}
+			count[id] = n
 			used[b.ID] = true
 			live[id] = len(p.Buffers)
 			p.Buffers = append(p.Buffers, b)
