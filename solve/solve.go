@@ -193,6 +193,8 @@ type solver struct {
 	// firstOnly is set while the best plan is firstPlanStage's: a later
 	// plan as low replaces it (keep).
 	firstOnly bool
+	// firstPlanned is set when firstPlanStage's planner gave a plan.
+	firstPlanned bool
 }
 
 // heuristicShare: with methods auto and exact, the heuristic portfolio gets

@@ -21,7 +21,9 @@
 //
 // The traces: random is `gen -kind random -n N` (uniform lifetimes over 2N
 // steps, up to N/5 long: about N/20 buffers alive at once), transformer is
-// `gen -kind transformer -backward -n N`. Timings depend on what else runs
+// `gen -kind transformer -backward -n N`, skips the first N buffers of
+// `gen -kind skips` with 3N/8 ops or more (two models of long random skip
+// connections: about 300 buffers alive at once). Timings depend on what else runs
 // on the machine: the report says how many CPUs it had and its load.
 package main
 
@@ -48,7 +50,7 @@ const (
 
 func main() {
 	sizes := flag.String("sizes", "1000000,2000000", "comma-separated numbers of buffers")
-	traces := flag.String("traces", "random,transformer", "comma-separated traces: random, transformer")
+	traces := flag.String("traces", "random,transformer,skips", "comma-separated traces: random, transformer, skips")
 	threads := flag.String("threads", "1,2", "comma-separated --threads values")
 	limits := flag.String("time-limits", "10s", "comma-separated --time-limit values")
 	reps := flag.Int("reps", 3, "runs of each case (the table shows medians)")
@@ -99,8 +101,8 @@ func parseConfig(sizes, traces, threads, limits string, reps int) (config, error
 	}
 	for _, s := range strings.Split(traces, ",") {
 		s = strings.TrimSpace(s)
-		if s != "random" && s != "transformer" {
-			return c, fmt.Errorf("-traces: unknown trace %q (want random or transformer)", s)
+		if s != "random" && s != "transformer" && s != "skips" {
+			return c, fmt.Errorf("-traces: unknown trace %q (want random, transformer or skips)", s)
 		}
 		c.traces = append(c.traces, s)
 	}

@@ -14,10 +14,10 @@ import (
 )
 
 func TestParseConfig(t *testing.T) {
-	c, err := parseConfig("1000000, 2000000", "random,transformer", "1,2", "10s,30s", 3)
+	c, err := parseConfig("1000000, 2000000", "random,transformer,skips", "1,2", "10s,30s", 3)
 	require.NoError(t, err)
 	assert.Equal(t, []int{1000000, 2000000}, c.sizes)
-	assert.Equal(t, []string{"random", "transformer"}, c.traces)
+	assert.Equal(t, []string{"random", "transformer", "skips"}, c.traces)
 	assert.Equal(t, []int{1, 2}, c.threads)
 	assert.Equal(t, []time.Duration{10 * time.Second, 30 * time.Second}, c.limits)
 	for _, bad := range []struct{ sizes, traces, threads, limits string }{
@@ -32,6 +32,15 @@ func TestParseConfig(t *testing.T) {
 	}
 	_, err = parseConfig("10", "random", "1", "1s", 0)
 	assert.Error(t, err)
+}
+
+// TestSkips cuts the skip-connection trace at exactly n buffers.
+func TestSkips(t *testing.T) {
+	for _, n := range []int{1, 100, 30000} {
+		p := skips(n)
+		require.Len(t, p.Buffers, n)
+		require.NoError(t, p.Validate())
+	}
 }
 
 func TestMedian(t *testing.T) {

@@ -37,6 +37,8 @@ func generate(dir, trace string, n int) (input, error) {
 	switch trace {
 	case "random":
 		p = benchmarks.Random(1, benchmarks.RandomOptions{Buffers: n})
+	case "skips":
+		p = skips(n)
 	default:
 		p = benchmarks.Transformer(benchmarks.TransformerOptions{Backward: true, Buffers: n, Seed: 1})
 	}
@@ -47,6 +49,18 @@ func generate(dir, trace string, n int) (input, error) {
 		in.maxLive = p.ComputeSweep().MaxLive
 	}
 	return in, writeFile(in.path, func(w io.Writer) error { return csv.Write(w, p, nil) })
+}
+
+// skips returns the first n buffers of benchmarks.Skips with two models
+// of enough ops (about 4 buffers every 3 ops): the second model is cut
+// short.
+func skips(n int) *model.Problem {
+	for ops := n*3/8 + 1000; ; ops += ops / 8 {
+		if p := benchmarks.Skips(1, 2, ops); len(p.Buffers) >= n {
+			p.Buffers = p.Buffers[:n]
+			return p
+		}
+	}
 }
 
 // plain reports whether no buffer has an alias or a gap (then whole
