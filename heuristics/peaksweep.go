@@ -11,6 +11,7 @@ import (
 
 func init() {
 	Register(&PeakSweep{})
+	Register(&PeakSweep{LongestLowest: true})
 	Register(&PeakSweep{NoCentre: true})
 }
 
@@ -20,8 +21,8 @@ func init() {
 // thousands to millions of buffers on which the best-fit family is too slow.
 //
 // Centre: the buffers live at the time t* where the live bytes reach
-// max-live are stacked from the bottom first, the longest-lived lowest, so
-// that at t* the arena holds exactly max-live (up to alignment). Then two
+// max-live are stacked from the bottom first (in stackOrder), so that at
+// t* the arena holds exactly max-live (up to alignment). Then two
 // sweeps go out from t*, one forward over the buffers that start after it
 // and one backward (time reversed: a buffer "starts" at its end) over those
 // that end at or before it; each sees the stack release its buffers as it
@@ -44,7 +45,8 @@ func init() {
 // are reserved for the whole run, below the arena as in FreeList; alias
 // groups are their bounding rectangle; each pool is planned alone (every
 // buffer in its first allowed pool). Its names are "sweep-peak" and, with
-// NoCentre (one forward sweep from the first start), "sweep-end".
+// LongestLowest "sweep-peak-lifetime", with NoCentre (one forward sweep
+// from the first start) "sweep-end".
 type PeakSweep struct {
 	// Candidates is the number of free blocks looked at per request, the
 	// smallest first (0: 8). With 1, the smallest block that holds the
@@ -53,6 +55,12 @@ type PeakSweep struct {
 	// NoCentre sweeps forward from the first start, without the stack at
 	// max-live.
 	NoCentre bool
+	// LongestLowest stacks the buffers live at t* longest-lived lowest
+	// (ties: larger, then earlier start) instead of in stackOrder: on
+	// 1 000 000 dense random buffers 1.84% above max-live against
+	// stackOrder's 1.99%, on long random skip connections 9.6% against
+	// 6.2%.
+	LongestLowest bool
 }
 
 // defaultCandidates is PeakSweep's default Candidates: on the dense random
@@ -64,6 +72,9 @@ const defaultCandidates = 8
 func (s *PeakSweep) Name() string {
 	if s.NoCentre {
 		return "sweep-end"
+	}
+	if s.LongestLowest {
+		return "sweep-peak-lifetime"
 	}
 	return "sweep-peak"
 }
@@ -264,19 +275,23 @@ func (s *PeakSweep) centred(ctx context.Context, its []item, ks []int32, pinned 
 			bwd = append(bwd, k)
 		}
 	}
-	slices.SortFunc(stack, func(a, b int32) int {
-		x, y := &its[a], &its[b]
-		if c := cmp.Compare(y.end-y.start, x.end-x.start); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(y.size, x.size); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.start, y.start); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	if s.LongestLowest {
+		slices.SortFunc(stack, func(a, b int32) int {
+			x, y := &its[a], &its[b]
+			if c := cmp.Compare(y.end-y.start, x.end-x.start); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(y.size, x.size); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(x.start, y.start); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+	} else {
+		stack = stackOrder(its, stack, t)
+	}
 	forward := func(k int32) (int64, int64) { return its[k].start, its[k].end }
 	// backward: [start, end) becomes [1-end, 1-start), which meets the
 	// same items
@@ -287,16 +302,57 @@ func (s *PeakSweep) centred(ctx context.Context, its []item, ks []int32, pinned 
 	}{{fwd, forward}, {bwd, backward}} {
 		a := newSweepArena(pinned, cand)
 		nodes := make([]int32, len(stack))
+		// Both halves must stack every item at one offset: the choice
+		// among free blocks (between pins, below alignment padding) must
+		// not see the ends, which differ between the halves, until the
+		// whole stack is placed.
+		for i, k := range stack {
+			nodes[i] = a.alloc(&its[k], 0)
+			off[k] = a.b.ns[nodes[i]].lo
+		}
 		for i, k := range stack {
 			_, e := half.time(k)
-			nodes[i] = a.alloc(&its[k], e)
-			off[k] = a.b.ns[nodes[i]].lo
+			a.hold(nodes[i], e)
 		}
 		if err := sweepHalf(ctx, a, its, half.ks, stack, nodes, half.time, off); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// stackOrder orders the items live at t from the bottom of the stack up:
+// first those that began longer before t than they last after it, the
+// earliest end lowest, then the others, the latest start highest. Going
+// forward from t the first part's items end from the bottom up, and going
+// backward the second part's end (start) from the top down, so each
+// sweep meets one hole growing from one end of the stack instead of holes
+// scattered through it (the second part goes on long forward, the first
+// long backward). On long random skip connections (1 000 000 buffers) the
+// plan is 6.3% above max-live where the longest-lived-lowest order's is
+// 9.6%, on 40 000 1.6% where it is 3.3% (docs/heuristics.md).
+func stackOrder(its []item, stack []int32, t int64) []int32 {
+	var before, after []int32
+	for _, k := range stack {
+		if it := &its[k]; t-it.start > it.end-t {
+			before = append(before, k)
+		} else {
+			after = append(after, k)
+		}
+	}
+	slices.SortFunc(before, func(a, b int32) int {
+		if c := cmp.Compare(its[a].end, its[b].end); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	slices.SortFunc(after, func(a, b int32) int {
+		if c := cmp.Compare(its[a].start, its[b].start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return append(before, after...)
 }
 
 // liveMaxTime returns the first time at which the bytes of the given items

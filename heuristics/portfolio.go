@@ -60,14 +60,15 @@ const hugeInstance = 200000
 // problem of n buffers: every registered planner but squeaky (freelist,
 // firstfit-peak, firstfit-size and greedy-textbook first above 5 000
 // buffers); on more than 20 000 buffers the fast ones, fastest first on
-// dense traces (freelist, the two sweeps, firstfit-peak, firstfit-size,
+// dense traces (freelist, the three sweeps, firstfit-peak, firstfit-size,
 // greedy-textbook, firstfit-area, greedy-lifetime, greedy-size); on more
-// than 200 000 buffers freelist, the two sweeps, firstfit-size,
-// greedy-textbook and greedy-size (Portfolio keeps only the first three
-// where the best-fit planners would scan too many pairs, see hugePairs).
-// The sweeps (sweep-peak, sweep-end: PeakSweep) are O(n log n) like
-// freelist and lower: 1 000 000 buffers of a transformer trace 0.0004%
-// above max-live against freelist's 0.81%, dense random 1.8% against 4.4%.
+// than 200 000 buffers freelist, the three sweeps, firstfit-size,
+// greedy-textbook and greedy-size (Portfolio keeps only the first four
+// where the best-fit planners would scan too many pairs, see denseLimit).
+// The sweeps (sweep-peak, sweep-peak-lifetime, sweep-end: PeakSweep) are
+// O(n log n) like freelist and lower: on 1 000 000 buffers, a transformer
+// trace at max-live against freelist's 0.81%, dense random 1.8% against
+// 4.4%, long random skip connections 6.2% against 18.5%.
 // firstfit-peak is first fit with the items live at the
 // max-live time first, longest-lived lowest: on 20 generated training
 // traces of 20 000–100 000 buffers 0.000–0.045% above max-live against
@@ -84,10 +85,10 @@ const hugeInstance = 200000
 // only. Without the backward pass each takes 0.25 s.
 func DefaultPortfolio(n int) []string {
 	if n > hugeInstance {
-		return []string{"freelist", "sweep-peak", "sweep-end", "firstfit-size", "greedy-textbook", "greedy-size"}
+		return []string{"freelist", "sweep-peak", "sweep-peak-lifetime", "sweep-end", "firstfit-size", "greedy-textbook", "greedy-size"}
 	}
 	if n > largeInstance {
-		return []string{"freelist", "sweep-peak", "sweep-end", "firstfit-peak", "firstfit-size", "greedy-textbook", "firstfit-area", "greedy-lifetime", "greedy-size"}
+		return []string{"freelist", "sweep-peak", "sweep-peak-lifetime", "sweep-end", "firstfit-peak", "firstfit-size", "greedy-textbook", "firstfit-area", "greedy-lifetime", "greedy-size"}
 	}
 	// squeaky is an improvement pass (solve runs it from the best plan).
 	names := slices.DeleteFunc(Names(), func(s string) bool { return s == "squeaky" })
@@ -296,7 +297,7 @@ func less3(a, b [3]int64) bool {
 
 // sweeps are the planners of a huge default portfolio that stay O(n log n)
 // on any trace.
-var sweeps = []string{"freelist", "sweep-peak", "sweep-end"}
+var sweeps = []string{"freelist", "sweep-peak", "sweep-peak-lifetime", "sweep-end"}
 
 // Huge reports whether the default portfolio of a problem of n buffers is
 // the one for millions of buffers (the sweeps, and the best-fit planners
