@@ -113,3 +113,31 @@ func BenchmarkFreeList1M(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPeakSweep1M times the sweeps (PeakSweep) on the dense random
+// million-buffer instance and on skip connections (benchmarks.Skips, about
+// a million buffers); cpu-ms/op is the process's CPU time.
+//
+//	go test ./heuristics/ -run XXX -bench PeakSweep1M -benchmem -count 3
+func BenchmarkPeakSweep1M(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		p    *model.Problem
+	}{
+		{"random", benchmarks.Random(1, benchmarks.RandomOptions{Buffers: 1_000_000})},
+		{"skips", benchmarks.Skips(1, 2, 375_000)},
+	} {
+		for _, pl := range []*PeakSweep{{}, {NoCentre: true}} {
+			b.Run(c.name+"/"+pl.Name(), func(b *testing.B) {
+				b.ReportAllocs()
+				c0 := measure.CPUTime()
+				for b.Loop() {
+					if _, err := pl.Plan(context.Background(), c.p); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(measure.CPUTime()-c0)/1e6/float64(b.N), "cpu-ms/op")
+			})
+		}
+	}
+}
