@@ -66,9 +66,7 @@ func peakOrder(its []item) []int32 {
 			return 1
 		}
 		if px {
-			if c := cmp.Compare(y.end-y.start, x.end-x.start); c != 0 {
-				return c
-			}
+			return longestFirst(its, a, b)
 		}
 		if c := cmp.Compare(y.size, x.size); c != 0 {
 			return c
@@ -79,4 +77,20 @@ func peakOrder(its []item) []int32 {
 		return cmp.Compare(a, b)
 	})
 	return order
+}
+
+// longestFirst orders items a and b longest-lived first, then larger,
+// then earlier start, then by index.
+func longestFirst(its []item, a, b int32) int {
+	x, y := &its[a], &its[b]
+	if c := cmp.Compare(y.end-y.start, x.end-x.start); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(y.size, x.size); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.start, y.start); c != 0 {
+		return c
+	}
+	return cmp.Compare(a, b)
 }

@@ -276,19 +276,7 @@ func (s *PeakSweep) centred(ctx context.Context, its []item, ks []int32, pinned 
 		}
 	}
 	if s.LongestLowest {
-		slices.SortFunc(stack, func(a, b int32) int {
-			x, y := &its[a], &its[b]
-			if c := cmp.Compare(y.end-y.start, x.end-x.start); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(y.size, x.size); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(x.start, y.start); c != 0 {
-				return c
-			}
-			return cmp.Compare(a, b)
-		})
+		slices.SortFunc(stack, func(a, b int32) int { return longestFirst(its, a, b) })
 	} else {
 		stack = stackOrder(its, stack, t)
 	}
