@@ -120,3 +120,29 @@ func ExampleBoundingRectangles() {
 	// exact footprints: z at 0 peak 8
 	// bounding rectangles: z at 8 peak 12
 }
+
+// A forward and backward pass: the activations saved at steps 0, 1 and 2
+// are read back at 5, 4 and 3. sweep-peak stacks the buffers live at the
+// turn first, so the plan is max-live; the forward-only sweep is not.
+func ExamplePeakSweep() {
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "act0", Start: 0, End: 6, Size: 3},
+		{ID: "tmp0", Start: 0, End: 1, Size: 4},
+		{ID: "act1", Start: 1, End: 5, Size: 5},
+		{ID: "tmp1", Start: 1, End: 2, Size: 2},
+		{ID: "act2", Start: 2, End: 4, Size: 2},
+		{ID: "grad2", Start: 3, End: 4, Size: 6},
+		{ID: "grad1", Start: 4, End: 5, Size: 1},
+	}}
+	for _, pl := range []*heuristics.PeakSweep{{}, {NoCentre: true}} {
+		plan, err := pl.Plan(context.Background(), p)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(pl.Name(), "peak", plan.Peak(p), "max-live", p.ComputeSweep().MaxLive)
+	}
+	// Output:
+	// sweep-peak peak 16 max-live 16
+	// sweep-end peak 18 max-live 16
+}
