@@ -81,17 +81,22 @@ type span struct {
 }
 
 // lowOrder returns the rectangle indices sorted by (pool, lo, index): a
-// stable least-significant-digit radix sort on the bytes of lo that differ,
-// then one counting pass on the pool. Nil if the pools span too wide a range
-// (never for a problem whose pools Check accepted).
+// stable least-significant-digit radix sort on the 11-bit digits of lo that
+// differ, then one counting pass on the pool. Each pass reads and writes
+// the keys and indices in compact arrays (reading lo through the indices
+// had missed the cache on every rectangle), into at most 2048 buckets. Nil
+// if the pools span too wide a range (never for a problem whose pools
+// Check accepted).
 func lowOrder(rects []occ) []int32 {
 	n := len(rects)
 	minPool, maxPool := rects[0].pool, rects[0].pool
+	keys, tmpKeys := make([]uint64, n), make([]uint64, n)
 	var diff uint64 // bits where some lo differs from the first
 	first := uint64(rects[0].lo) ^ 1<<63
 	for k := range rects {
 		minPool, maxPool = min(minPool, rects[k].pool), max(maxPool, rects[k].pool)
-		diff |= (uint64(rects[k].lo) ^ 1<<63) ^ first
+		keys[k] = uint64(rects[k].lo) ^ 1<<63
+		diff |= keys[k] ^ first
 	}
 	if maxPool-minPool >= 1<<16 {
 		return nil
@@ -100,31 +105,44 @@ func lowOrder(rects []occ) []int32 {
 	for k := range out {
 		out[k] = int32(k)
 	}
+	const digitBits = 11
 	var count [1<<16 + 1]int
-	pass := func(digit func(k int32) int, size int) {
+	for shift := 0; shift < 64; shift += digitBits {
+		const mask = 1<<digitBits - 1
+		if diff>>shift&mask == 0 {
+			continue
+		}
+		c := count[:mask+2]
+		clear(c)
+		for _, v := range keys {
+			c[v>>shift&mask+1]++
+		}
+		for d := 1; d < len(c); d++ {
+			c[d] += c[d-1]
+		}
+		for i, v := range keys {
+			d := v >> shift & mask
+			tmpKeys[c[d]], tmp[c[d]] = v, out[i]
+			c[d]++
+		}
+		keys, tmpKeys, out, tmp = tmpKeys, keys, tmp, out
+	}
+	if maxPool > minPool {
+		size := maxPool - minPool + 1
 		c := count[:size+1]
 		clear(c)
 		for _, k := range out {
-			c[digit(k)+1]++
+			c[rects[k].pool-minPool+1]++
 		}
 		for d := 1; d <= size; d++ {
 			c[d] += c[d-1]
 		}
 		for _, k := range out {
-			d := digit(k)
+			d := rects[k].pool - minPool
 			tmp[c[d]] = k
 			c[d]++
 		}
-		out, tmp = tmp, out
-	}
-	for shift := 0; shift < 64; shift += 16 {
-		if diff>>shift&0xffff == 0 {
-			continue
-		}
-		pass(func(k int32) int { return int((uint64(rects[k].lo) ^ 1<<63) >> shift & 0xffff) }, 1<<16)
-	}
-	if maxPool > minPool {
-		pass(func(k int32) int { return rects[k].pool - minPool }, maxPool-minPool+1)
+		out = tmp
 	}
 	return out
 }
