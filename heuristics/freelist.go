@@ -134,17 +134,17 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 	// The loop reads the events in order; what it needs of an item comes
 	// with its start event, and its segment goes to its end event's slot:
 	// random reads of a million items had cost more than the blocks.
-	closeSeg := make([]int32, len(ev.closes))
+	closeSeg := make([]int32, len(ev.closeT))
 	var closePool []int32
 	if allowed != nil {
-		closePool = make([]int32, len(ev.closes))
+		closePool = make([]int32, len(ev.closeT))
 	}
 	coalesce := !f.NoCoalesce
-	for i, j, x := 0, 0, 0; i < len(ev.opens) || j < len(ev.closes); x++ {
+	for i, j, x := 0, 0, 0; i < len(ev.opens) || j < len(ev.closeT); x++ {
 		if x&4095 == 4095 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if j < len(ev.closes) && (i == len(ev.opens) || ev.closeT[j] <= ev.openT[i]) {
+		if j < len(ev.closeT) && (i == len(ev.opens) || ev.closeT[j] <= ev.openT[i]) {
 			q := 0
 			if closePool != nil {
 				q = int(closePool[j])
@@ -187,48 +187,46 @@ type openEvent struct {
 type events struct {
 	opens  []openEvent
 	openT  []int64
-	closes []int32 // items
-	closeT []int64
+	closeT []int64 // the time of each end event; slot numbers them
 }
 
 // events lists the starts and ends of the items that are neither pinned nor
-// empty, in time order.
+// empty, in time order. The items are read once, in index order, each
+// start event being stored at its place in time order: reading them in
+// time order instead had waited for memory on every item of a million.
 func (f *FreeList) events(its []item) events {
 	var ev events
-	opens := make([]int32, 0, len(its))
+	ks := make([]int32, 0, len(its))
 	for k := range its {
 		if it := &its[k]; it.pin < 0 && it.size > 0 {
-			opens = append(opens, int32(k))
+			ks = append(ks, int32(k))
 		}
 	}
-	ev.closes = append([]int32(nil), opens...)
-	ev.closeT = byTime(ev.closes, func(k int32) int64 { return its[k].end })
-	ev.openT = byTime(opens, func(k int32) int64 { return its[k].start })
+	var closeAt, openAt []int32
+	ev.closeT, closeAt = byTime(ks, func(k int32) int64 { return its[k].end })
+	ev.openT, openAt = byTime(ks, func(k int32) int64 { return its[k].start })
+	ev.opens = make([]openEvent, len(ks))
+	for i, k := range ks {
+		it := &its[k]
+		ev.opens[openAt[i]] = openEvent{size: it.size, align: it.align, phase: it.phase, k: k, slot: closeAt[i]}
+	}
 	if !f.OpOrder { // larger first among starts at one time
+		opens := ev.opens
 		for i := 0; i < len(opens); {
 			j := i + 1
 			for j < len(opens) && ev.openT[j] == ev.openT[i] {
 				j++
 			}
 			if j-i > 1 {
-				slices.SortFunc(opens[i:j], func(a, b int32) int {
-					if c := cmp.Compare(its[b].size, its[a].size); c != 0 {
+				slices.SortFunc(opens[i:j], func(a, b openEvent) int {
+					if c := cmp.Compare(b.size, a.size); c != 0 {
 						return c
 					}
-					return cmp.Compare(a, b)
+					return cmp.Compare(a.k, b.k)
 				})
 			}
 			i = j
 		}
-	}
-	slot := make([]int32, len(its))
-	for j, k := range ev.closes {
-		slot[k] = int32(j)
-	}
-	ev.opens = make([]openEvent, len(opens))
-	for i, k := range opens {
-		it := &its[k]
-		ev.opens[i] = openEvent{size: it.size, align: it.align, phase: it.phase, k: k, slot: slot[k]}
 	}
 	return ev
 }
@@ -375,15 +373,15 @@ func (f *FreeList) reuseLargest(it *item, a *arena) int32 {
 	return 0
 }
 
-// byTime sorts item indices (given in increasing order) by (time,
-// index) and returns their times in that order: a counting sort when the
-// times span at most a few times as many steps as there are indices, else
-// a sort of packed (time, position) words when they span less than 2³²,
-// else a comparison sort.
-func byTime(ks []int32, at func(k int32) int64) []int64 {
-	ts := make([]int64, len(ks))
+// byTime orders item indices (given in increasing order) by (time,
+// index): it returns their times in that order and, for each index, its
+// position in it. A counting sort when the times span at most a few times
+// as many steps as there are indices, else a sort of packed (time,
+// position) words when they span less than 2³², else a comparison sort.
+func byTime(ks []int32, at func(k int32) int64) (ts []int64, pos []int32) {
+	ts, pos = make([]int64, len(ks)), make([]int32, len(ks))
 	if len(ks) == 0 {
-		return ts
+		return ts, pos
 	}
 	lo, hi := at(ks[0]), at(ks[0])
 	for i, k := range ks {
@@ -402,12 +400,10 @@ func byTime(ks []int32, at func(k int32) int64) []int64 {
 		for v := 1; v < len(count); v++ {
 			count[v] += count[v-1]
 		}
-		sorted := make([]int32, len(ks))
 		for i, t := range ts {
-			sorted[count[t-lo]] = ks[i]
+			pos[i] = count[t-lo]
 			count[t-lo]++
 		}
-		copy(ks, sorted)
 		// count[v] is now the end of time lo+v's run
 		w := 0
 		for v, e := range count[:span+1] {
@@ -421,22 +417,27 @@ func byTime(ks []int32, at func(k int32) int64) []int64 {
 			keys[i] = (uint64(t)-uint64(lo))<<32 | uint64(i)
 		}
 		slices.Sort(keys)
-		sorted := make([]int32, len(ks))
 		for i, v := range keys {
-			sorted[i] = ks[uint32(v)]
+			pos[uint32(v)] = int32(i)
 			ts[i] = lo + int64(v>>32)
 		}
-		copy(ks, sorted)
 	default:
-		slices.SortFunc(ks, func(a, b int32) int {
-			if c := cmp.Compare(at(a), at(b)); c != 0 {
+		order := make([]int32, len(ks))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		slices.SortFunc(order, func(a, b int32) int {
+			if c := cmp.Compare(ts[a], ts[b]); c != 0 {
 				return c
 			}
 			return cmp.Compare(a, b)
 		})
-		for i, k := range ks {
-			ts[i] = at(k)
+		sorted := make([]int64, len(ks))
+		for i, x := range order {
+			pos[x] = int32(i)
+			sorted[i] = ts[x]
 		}
+		ts = sorted
 	}
-	return ts
+	return ts, pos
 }
