@@ -96,19 +96,18 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 	}
 	n := len(in.its)
 	off := make([]int64, n)
-	poolOf := make([]int, n)
+	var poolOf []int    // nil with one pool: the items' own
 	var allowed [][]int // nil with one pool
 	if len(pools) > 1 {
-		allowed = make([][]int, n)
+		poolOf, allowed = make([]int, n), make([][]int, n)
 	}
 	single := []int{0}
 	// pins: reserved for the whole run
 	pinned := make([][]span, len(pools))
 	for k := range in.its {
 		it := &in.its[k]
-		poolOf[k] = it.pool
 		if allowed != nil {
-			allowed[k] = in.allowed(k)
+			poolOf[k], allowed[k] = it.pool, in.allowed(k)
 		}
 		if it.pin >= 0 {
 			off[k] = it.pin
