@@ -80,58 +80,68 @@ func newInstance(ctx context.Context, p *model.Problem) (*instance, error) {
 	}
 	exactOff := bounding(ctx)
 	in := &instance{p: p, members: map[int][]int{}}
-	// Without aliases every buffer is its own item: no alias groups are
-	// built (on a million buffers they were 80 MB of fresh memory, and
-	// the kernel's page faults on it cost more than the work).
-	in.plain = true
-	for i := range p.Buffers {
-		if p.Buffers[i].Alias != nil {
+	// Without aliases every buffer is its own item: the items are built
+	// straight from the buffers, with no alias groups (on a million
+	// buffers they were 80 MB of fresh memory, and the kernel's page
+	// faults on it cost more than the work). At the first alias the
+	// items are built again from the groups.
+	n := len(p.Buffers)
+	in.its, in.plain = make([]item, n), true
+	for k := range in.its {
+		if p.Buffers[k].Alias != nil {
 			in.plain = false
 			break
 		}
-	}
-	var groups []model.AliasGroup
-	n := len(p.Buffers)
-	if in.plain {
-		in.of, in.delta = make([]int, n), make([]int64, n) // delta stays 0: never written
-	} else {
-		groups, in.of, in.delta = p.AliasGroups()
-		n = len(groups)
-	}
-	in.its = make([]item, n)
-	// One pass: each item is set up while it is in the cache.
-	for k := range in.its {
-		if k%4096 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		root, start, end := k, int64(0), int64(0)
-		if in.plain {
-			in.of[k] = k
-			start, end = p.Buffers[k].Start, p.Buffers[k].End
-		} else {
-			gr := &groups[k]
-			root, start, end = gr.Root, gr.Start, gr.End
-			if len(gr.Members) > 0 {
-				in.members[root] = gr.Members
-			}
-		}
-		b := &p.Buffers[root]
-		it := &in.its[k]
-		*it = item{start: start, end: end, size: b.Size, align: 1, pin: -1, root: root}
-		if b.Pin != nil {
-			it.pin = *b.Pin
-		}
-		for _, name := range b.Pools {
-			it.pools = append(it.pools, p.PoolIndex(name))
-		}
-		if err := in.setUp(k); err != nil {
+		if err := in.build(ctx, k, k, p.Buffers[k].Start, p.Buffers[k].End, exactOff); err != nil {
 			return nil, err
 		}
-		if !exactOff {
-			in.footprint(k)
+	}
+	if in.plain {
+		in.of, in.delta = make([]int, n), make([]int64, n) // delta stays 0: never written
+		for k := range in.of {
+			in.of[k] = k
+		}
+		return in, nil
+	}
+	var groups []model.AliasGroup
+	groups, in.of, in.delta = p.AliasGroups()
+	in.its = in.its[:len(groups)]
+	for k := range groups {
+		gr := &groups[k]
+		if len(gr.Members) > 0 {
+			in.members[gr.Root] = gr.Members
+		}
+		if err := in.build(ctx, k, gr.Root, gr.Start, gr.End, exactOff); err != nil {
+			return nil, err
 		}
 	}
 	return in, nil
+}
+
+// build sets up item k, the group of root living over [start, end): its
+// pins, pools, alignment and (unless exactOff) footprint. The alias group
+// of root is in in.members already.
+func (in *instance) build(ctx context.Context, k, root int, start, end int64, exactOff bool) error {
+	if k%4096 == 0 && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	p := in.p
+	b := &p.Buffers[root]
+	it := &in.its[k]
+	*it = item{start: start, end: end, size: b.Size, align: 1, pin: -1, root: root}
+	if b.Pin != nil {
+		it.pin = *b.Pin
+	}
+	for _, name := range b.Pools {
+		it.pools = append(it.pools, p.PoolIndex(name))
+	}
+	if err := in.setUp(k); err != nil {
+		return err
+	}
+	if !exactOff {
+		in.footprint(k)
+	}
+	return nil
 }
 
 // setUp sets item k's pool — the root's first preference that every
