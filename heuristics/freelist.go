@@ -85,39 +85,77 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 	if st := settingsOf(ctx); st != nil && st.FreeList != nil {
 		f = st.FreeList
 	}
-	in, err := newInstance(ctx, p)
-	if err != nil {
-		return nil, err
-	}
 	pools := p.PoolList()
 	ar := make([]*arena, len(pools))
 	for q := range ar {
 		ar[q] = &arena{cap: pools[q].Capacity, b: newBlocks()}
 	}
-	n := len(in.its)
-	off := make([]int64, n)
+	var in *instance // nil: one pool and no aliases, the items read from the buffers
+	var off []int64
+	var ev events
+	pinned := make([][]span, len(pools))
+	if len(pools) == 1 {
+		// Each item is a buffer until the scan meets an alias: no items
+		// are built (on a million buffers they were 96 MB of fresh
+		// memory, whose page faults cost more than the work).
+		if v, _ := ctx.Value(validatedKey{}).(*model.Problem); v != p {
+			if err := p.Validate(); err != nil {
+				return nil, err
+			}
+		}
+		pa := pools[0].Alignment()
+		at := func(k int) (flItem, bool) {
+			b := &p.Buffers[k]
+			it := flItem{start: b.Start, end: b.End, size: b.Size, align: b.Alignment(), pin: -1}
+			if pa > 1 {
+				it.align = model.LCM(it.align, pa)
+			}
+			if b.Pin != nil {
+				it.pin = *b.Pin
+			}
+			return it, b.Alias == nil
+		}
+		off = make([]int64, len(p.Buffers))
+		var ok bool
+		if ev, ok = f.events(ctx, len(p.Buffers), at, off, pinned); !ok {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			clear(pinned) // an alias: the items are the alias groups
+			var err error
+			if in, err = newInstance(ctx, p); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		var err error
+		if in, err = newInstance(ctx, p); err != nil {
+			return nil, err
+		}
+	}
 	var poolOf []int    // nil with one pool: the items' own
 	var allowed [][]int // nil with one pool
-	if len(pools) > 1 {
-		poolOf, allowed = make([]int, n), make([][]int, n)
-	}
-	single := []int{0}
-	// pins: reserved for the whole run
-	pinned := make([][]span, len(pools))
-	for k := range in.its {
-		it := &in.its[k]
-		if allowed != nil {
-			poolOf[k], allowed[k] = it.pool, in.allowed(k)
-		}
-		if it.pin >= 0 {
-			off[k] = it.pin
-			if it.size > 0 {
-				pinned[it.pool] = append(pinned[it.pool], span{it.pin, it.pin + it.size})
+	if in != nil {
+		n := len(in.its)
+		off = make([]int64, n)
+		if len(pools) > 1 {
+			poolOf, allowed = make([]int, n), make([][]int, n)
+			for k := range in.its {
+				poolOf[k], allowed[k] = in.its[k].pool, in.allowed(k)
 			}
-		} else if it.size == 0 {
-			off[k] = it.up(0)
+		}
+		at := func(k int) (flItem, bool) {
+			it := &in.its[k]
+			return flItem{start: it.start, end: it.end, size: it.size, align: it.align, phase: it.phase, pin: it.pin, pool: it.pool}, true
+		}
+		var ok bool
+		if ev, ok = f.events(ctx, n, at, off, pinned); !ok {
+			return nil, ctx.Err()
 		}
 	}
+	// pins: reserved for the whole run
+	single := []int{0}
+	var err error
 	for q, sp := range pinned {
 		slices.SortFunc(sp, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 		a := ar[q]
@@ -129,7 +167,6 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 			}
 		}
 	}
-	ev := f.events(in.its)
 	// The loop reads the events in order; what it needs of an item comes
 	// with its start event, and its segment goes to its end event's slot:
 	// random reads of a million items had cost more than the blocks.
@@ -170,7 +207,28 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 		}
 		off[k], closeSeg[r.slot] = ar[q].b.ns[s].lo, s
 	}
+	if in == nil { // item k is buffer k, in the one pool
+		pl := model.NewPlan(p)
+		for i := range pl.Placements {
+			pl.Placements[i].Offset = off[i]
+		}
+		return pl, nil
+	}
 	return in.plan(off, poolOf), nil
+}
+
+// flItem is what the free-list planner reads of an item.
+type flItem struct {
+	start, end, size int64
+	align, phase     int64 // the offset must be ≡ phase (mod align)
+	pin              int64 // -1 when free
+	pool             int
+}
+
+// up returns the smallest offset ≥ v that honours the item's alignment.
+func (it *flItem) up(v int64) int64 {
+	x := item{align: it.align, phase: it.phase}
+	return x.up(v)
 }
 
 // openEvent is the start of an item, with what the free-list loop needs
@@ -189,24 +247,44 @@ type events struct {
 	closeT []int64 // the time of each end event; slot numbers them
 }
 
-// events lists the starts and ends of the items that are neither pinned nor
-// empty, in time order. The items are read once, in index order, each
-// start event being stored at its place in time order: reading them in
-// time order instead had waited for memory on every item of a million.
-func (f *FreeList) events(its []item) events {
+// events reads the n items through at in one pass, in index order: a
+// pinned item gets its pin in off and its bytes in pinned, an empty one its
+// lowest offset in off, and the others' starts and ends are sorted by time
+// (byTime); a second pass stores each start event at its place in time
+// order (reading the items in time order instead had waited for memory on
+// every item of a million). It returns false when at does (and reads no
+// further) or ctx ends.
+func (f *FreeList) events(ctx context.Context, n int, at func(k int) (flItem, bool), off []int64, pinned [][]span) (events, bool) {
 	var ev events
-	ks := make([]int32, 0, len(its))
-	for k := range its {
-		if it := &its[k]; it.pin < 0 && it.size > 0 {
+	ks := make([]int32, 0, n)
+	startT, endT := make([]int64, 0, n), make([]int64, 0, n)
+	for k := range n {
+		if k%4096 == 0 && ctx.Err() != nil {
+			return ev, false
+		}
+		it, ok := at(k)
+		if !ok {
+			return ev, false
+		}
+		switch {
+		case it.pin >= 0:
+			off[k] = it.pin
+			if it.size > 0 {
+				pinned[it.pool] = append(pinned[it.pool], span{it.pin, it.pin + it.size})
+			}
+		case it.size == 0:
+			off[k] = it.up(0)
+		default:
 			ks = append(ks, int32(k))
+			startT, endT = append(startT, it.start), append(endT, it.end)
 		}
 	}
 	var closeAt, openAt []int32
-	ev.closeT, closeAt = byTime(ks, func(k int32) int64 { return its[k].end })
-	ev.openT, openAt = byTime(ks, func(k int32) int64 { return its[k].start })
+	ev.closeT, closeAt = byTime(endT)
+	ev.openT, openAt = byTime(startT)
 	ev.opens = make([]openEvent, len(ks))
 	for i, k := range ks {
-		it := &its[k]
+		it, _ := at(int(k))
 		ev.opens[openAt[i]] = openEvent{size: it.size, align: it.align, phase: it.phase, k: k, slot: closeAt[i]}
 	}
 	if !f.OpOrder { // larger first among starts at one time
@@ -227,7 +305,7 @@ func (f *FreeList) events(its []item) events {
 			i = j
 		}
 	}
-	return ev
+	return ev, true
 }
 
 // allocate finds a block for item k (it, which is in.its[k] when it may
@@ -372,26 +450,25 @@ func (f *FreeList) reuseLargest(it *item, a *arena) int32 {
 	return 0
 }
 
-// byTime orders item indices (given in increasing order) by (time,
-// index): it returns their times in that order and, for each index, its
-// position in it. A counting sort when the times span at most a few times
-// as many steps as there are indices, else a sort of packed (time,
-// position) words when they span less than 2³², else a comparison sort.
-func byTime(ks []int32, at func(k int32) int64) (ts []int64, pos []int32) {
-	ts, pos = make([]int64, len(ks)), make([]int32, len(ks))
-	if len(ks) == 0 {
+// byTime orders events given by their times ts (in increasing order of
+// their items) by (time, item): it returns the times in that order (in ts's
+// array) and, for each event, its position in it. A counting sort when the
+// times span at most a few times as many steps as there are events, else
+// a sort of packed (time, position) words when they span less than 2³²,
+// else a comparison sort.
+func byTime(ts []int64) ([]int64, []int32) {
+	pos := make([]int32, len(ts))
+	if len(ts) == 0 {
 		return ts, pos
 	}
-	lo, hi := at(ks[0]), at(ks[0])
-	for i, k := range ks {
-		t := at(k)
-		ts[i] = t
+	lo, hi := ts[0], ts[0]
+	for _, t := range ts {
 		lo, hi = min(lo, t), max(hi, t)
 	}
 	span := uint64(hi) - uint64(lo)
 	switch {
-	case span < 4*uint64(len(ks))+1024:
-		// stable: equal times keep the increasing order of the indices
+	case span < 4*uint64(len(ts))+1024:
+		// stable: equal times keep the increasing order of the items
 		count := make([]int32, span+2)
 		for _, t := range ts {
 			count[t-lo+1]++
@@ -411,7 +488,7 @@ func byTime(ks []int32, at func(k int32) int64) (ts []int64, pos []int32) {
 			}
 		}
 	case span < 1<<32:
-		keys := make([]uint64, len(ks))
+		keys := make([]uint64, len(ts))
 		for i, t := range ts {
 			keys[i] = (uint64(t)-uint64(lo))<<32 | uint64(i)
 		}
@@ -421,7 +498,7 @@ func byTime(ks []int32, at func(k int32) int64) (ts []int64, pos []int32) {
 			ts[i] = lo + int64(v>>32)
 		}
 	default:
-		order := make([]int32, len(ks))
+		order := make([]int32, len(ts))
 		for i := range order {
 			order[i] = int32(i)
 		}
@@ -431,7 +508,7 @@ func byTime(ks []int32, at func(k int32) int64) (ts []int64, pos []int32) {
 			}
 			return cmp.Compare(a, b)
 		})
-		sorted := make([]int64, len(ks))
+		sorted := make([]int64, len(ts))
 		for i, x := range order {
 			pos[x] = int32(i)
 			sorted[i] = ts[x]
