@@ -90,7 +90,8 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 	for q := range ar {
 		ar[q] = &arena{cap: pools[q].Capacity, b: newBlocks()}
 	}
-	var in *instance // nil: one pool and no aliases, the items read from the buffers
+	var in *instance   // nil: one pool and no aliases, the items read from the buffers
+	var pl *model.Plan // with in nil: the plan, sizes set
 	var off []int64
 	var ev events
 	pinned := make([][]span, len(pools))
@@ -104,8 +105,12 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 			}
 		}
 		pa := pools[0].Alignment()
+		// the plan's sizes come with the same pass (model.NewPlan's would
+		// be another)
+		pl = &model.Plan{Placements: make([]model.Placement, len(p.Buffers))}
 		at := func(k int) (flItem, bool) {
 			b := &p.Buffers[k]
+			pl.Placements[k].Size = b.Size
 			it := flItem{start: b.Start, end: b.End, size: b.Size, align: b.Alignment(), pin: -1}
 			if pa > 1 {
 				it.align = model.LCM(it.align, pa)
@@ -208,7 +213,6 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 		off[k], closeSeg[r.slot] = ar[q].b.ns[s].lo, s
 	}
 	if in == nil { // item k is buffer k, in the one pool
-		pl := model.NewPlan(p)
 		for i := range pl.Placements {
 			pl.Placements[i].Offset = off[i]
 		}
