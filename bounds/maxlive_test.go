@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/benchmarks"
 	"github.com/optalloc/optalloc/internal/brute"
 	"github.com/optalloc/optalloc/model"
 )
@@ -38,4 +39,49 @@ func TestMaxLiveMatchesSweep(t *testing.T) {
 		}
 		require.Equal(t, p.ComputeSweep().MaxLive, MaxLive(p), "seed %d", seed)
 	}
+}
+
+// TestMaxLiveAtMatchesLiveCounts: on whole lifetimes the start bound's
+// per-step count gives model.LiveCounts' max-live and its first time, with
+// dense op-index times (per step) and sparse ones (sorted).
+func TestMaxLiveAtMatchesLiveCounts(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		horizon int64
+	}{{"dense", 50}, {"sparse", 1 << 40}} {
+		t.Run(c.name, func(t *testing.T) {
+			for seed := uint64(1); seed <= 100; seed++ {
+				rng := rand.New(rand.NewPCG(seed, 11))
+				p := &model.Problem{Name: "t"}
+				for i := range 1 + rng.IntN(40) {
+					s := rng.Int64N(c.horizon)
+					p.Buffers = append(p.Buffers, model.Buffer{ID: string(rune('a' + i)), Start: s,
+						End: s + rng.Int64N(c.horizon/4+2), Size: rng.Int64N(5)})
+				}
+				live, at := MaxLiveAt(p)
+				want := p.LiveCounts()
+				require.Equal(t, want.MaxLive, live, "seed %d", seed)
+				require.Equal(t, want.At, at, "seed %d", seed)
+			}
+		})
+	}
+}
+
+// BenchmarkMaxLive1M: the start bound's max-live on the dense random
+// trace of a million buffers (`gen -kind random -n 1000000`), and
+// model.LiveCounts, which it used before, for comparison.
+//
+//	go test ./bounds/ -run XXX -bench MaxLive1M -count 3
+func BenchmarkMaxLive1M(b *testing.B) {
+	p := benchmarks.Random(1, benchmarks.RandomOptions{Buffers: 1_000_000})
+	b.Run("MaxLiveAt", func(b *testing.B) {
+		for b.Loop() {
+			MaxLiveAt(p)
+		}
+	})
+	b.Run("LiveCounts", func(b *testing.B) {
+		for b.Loop() {
+			p.LiveCounts()
+		}
+	})
 }

@@ -85,40 +85,82 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 	if st := settingsOf(ctx); st != nil && st.FreeList != nil {
 		f = st.FreeList
 	}
-	in, err := newInstance(ctx, p)
-	if err != nil {
-		return nil, err
-	}
 	pools := p.PoolList()
 	ar := make([]*arena, len(pools))
 	for q := range ar {
 		ar[q] = &arena{cap: pools[q].Capacity, b: newBlocks()}
 	}
-	n := len(in.its)
-	off := make([]int64, n)
-	poolOf := make([]int, n)
-	var allowed [][]int // nil with one pool
-	if len(pools) > 1 {
-		allowed = make([][]int, n)
-	}
-	single := []int{0}
-	// pins: reserved for the whole run
+	var in *instance   // nil: one pool and no aliases, the items read from the buffers
+	var pl *model.Plan // with in nil: the plan, sizes set
+	var off []int64
+	var ev events
 	pinned := make([][]span, len(pools))
-	for k := range in.its {
-		it := &in.its[k]
-		poolOf[k] = it.pool
-		if allowed != nil {
-			allowed[k] = in.allowed(k)
-		}
-		if it.pin >= 0 {
-			off[k] = it.pin
-			if it.size > 0 {
-				pinned[it.pool] = append(pinned[it.pool], span{it.pin, it.pin + it.size})
+	if len(pools) == 1 {
+		// Each item is a buffer until the scan meets an alias: no items
+		// are built (on a million buffers they were 96 MB of fresh
+		// memory, whose page faults cost more than the work).
+		if v, _ := ctx.Value(validatedKey{}).(*model.Problem); v != p {
+			if err := p.Validate(); err != nil {
+				return nil, err
 			}
-		} else if it.size == 0 {
-			off[k] = it.up(0)
+		}
+		pa := pools[0].Alignment()
+		// the plan's sizes come with the same pass (model.NewPlan's would
+		// be another)
+		pl = &model.Plan{Placements: make([]model.Placement, len(p.Buffers))}
+		at := func(k int) (flItem, bool) {
+			b := &p.Buffers[k]
+			pl.Placements[k].Size = b.Size
+			it := flItem{start: b.Start, end: b.End, size: b.Size, align: b.Alignment(), pin: -1}
+			if pa > 1 {
+				it.align = model.LCM(it.align, pa)
+			}
+			if b.Pin != nil {
+				it.pin = *b.Pin
+			}
+			return it, b.Alias == nil
+		}
+		off = make([]int64, len(p.Buffers))
+		var ok bool
+		if ev, ok = f.events(ctx, len(p.Buffers), at, off, pinned); !ok {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			clear(pinned) // an alias: the items are the alias groups
+			var err error
+			if in, err = newInstance(ctx, p); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		var err error
+		if in, err = newInstance(ctx, p); err != nil {
+			return nil, err
 		}
 	}
+	var poolOf []int    // nil with one pool: the items' own
+	var allowed [][]int // nil with one pool
+	if in != nil {
+		n := len(in.its)
+		off = make([]int64, n)
+		if len(pools) > 1 {
+			poolOf, allowed = make([]int, n), make([][]int, n)
+			for k := range in.its {
+				poolOf[k], allowed[k] = in.its[k].pool, in.allowed(k)
+			}
+		}
+		at := func(k int) (flItem, bool) {
+			it := &in.its[k]
+			return flItem{start: it.start, end: it.end, size: it.size, align: it.align, phase: it.phase, pin: it.pin, pool: it.pool}, true
+		}
+		var ok bool
+		if ev, ok = f.events(ctx, n, at, off, pinned); !ok {
+			return nil, ctx.Err()
+		}
+	}
+	// pins: reserved for the whole run
+	single := []int{0}
+	var err error
 	for q, sp := range pinned {
 		slices.SortFunc(sp, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 		a := ar[q]
@@ -130,21 +172,20 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 			}
 		}
 	}
-	ev := f.events(in.its)
 	// The loop reads the events in order; what it needs of an item comes
 	// with its start event, and its segment goes to its end event's slot:
 	// random reads of a million items had cost more than the blocks.
-	closeSeg := make([]int32, len(ev.closes))
+	closeSeg := make([]int32, len(ev.closeT))
 	var closePool []int32
 	if allowed != nil {
-		closePool = make([]int32, len(ev.closes))
+		closePool = make([]int32, len(ev.closeT))
 	}
 	coalesce := !f.NoCoalesce
-	for i, j, x := 0, 0, 0; i < len(ev.opens) || j < len(ev.closes); x++ {
+	for i, j, x := 0, 0, 0; i < len(ev.opens) || j < len(ev.closeT); x++ {
 		if x&4095 == 4095 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if j < len(ev.closes) && (i == len(ev.opens) || ev.closeT[j] <= ev.openT[i]) {
+		if j < len(ev.closeT) && (i == len(ev.opens) || ev.closeT[j] <= ev.openT[i]) {
 			q := 0
 			if closePool != nil {
 				q = int(closePool[j])
@@ -171,7 +212,27 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 		}
 		off[k], closeSeg[r.slot] = ar[q].b.ns[s].lo, s
 	}
+	if in == nil { // item k is buffer k, in the one pool
+		for i := range pl.Placements {
+			pl.Placements[i].Offset = off[i]
+		}
+		return pl, nil
+	}
 	return in.plan(off, poolOf), nil
+}
+
+// flItem is what the free-list planner reads of an item.
+type flItem struct {
+	start, end, size int64
+	align, phase     int64 // the offset must be ≡ phase (mod align)
+	pin              int64 // -1 when free
+	pool             int
+}
+
+// up returns the smallest offset ≥ v that honours the item's alignment.
+func (it *flItem) up(v int64) int64 {
+	x := item{align: it.align, phase: it.phase}
+	return x.up(v)
 }
 
 // openEvent is the start of an item, with what the free-list loop needs
@@ -187,50 +248,69 @@ type openEvent struct {
 type events struct {
 	opens  []openEvent
 	openT  []int64
-	closes []int32 // items
-	closeT []int64
+	closeT []int64 // the time of each end event; slot numbers them
 }
 
-// events lists the starts and ends of the items that are neither pinned nor
-// empty, in time order.
-func (f *FreeList) events(its []item) events {
+// events reads the n items through at in one pass, in index order: a
+// pinned item gets its pin in off and its bytes in pinned, an empty one its
+// lowest offset in off, and the others' start events are gathered in index
+// order, then each stored at its place in time order (byTime): reading the
+// items in time order instead had waited for memory on every item of a
+// million, and a second pass over a million buffers had cost 50 ms. It
+// returns false when at does (and reads no further) or ctx ends.
+func (f *FreeList) events(ctx context.Context, n int, at func(k int) (flItem, bool), off []int64, pinned [][]span) (events, bool) {
 	var ev events
-	opens := make([]int32, 0, len(its))
-	for k := range its {
-		if it := &its[k]; it.pin < 0 && it.size > 0 {
-			opens = append(opens, int32(k))
+	recs := make([]openEvent, 0, n)
+	startT, endT := make([]int64, 0, n), make([]int64, 0, n)
+	for k := range n {
+		if k%4096 == 0 && ctx.Err() != nil {
+			return ev, false
+		}
+		it, ok := at(k)
+		if !ok {
+			return ev, false
+		}
+		switch {
+		case it.pin >= 0:
+			off[k] = it.pin
+			if it.size > 0 {
+				pinned[it.pool] = append(pinned[it.pool], span{it.pin, it.pin + it.size})
+			}
+		case it.size == 0:
+			off[k] = it.up(0)
+		default:
+			recs = append(recs, openEvent{size: it.size, align: it.align, phase: it.phase, k: int32(k)})
+			startT, endT = append(startT, it.start), append(endT, it.end)
 		}
 	}
-	ev.closes = append([]int32(nil), opens...)
-	ev.closeT = byTime(ev.closes, func(k int32) int64 { return its[k].end })
-	ev.openT = byTime(opens, func(k int32) int64 { return its[k].start })
+	var closeAt, openAt []int32
+	ev.closeT, closeAt = byTime(endT)
+	ev.openT, openAt = byTime(startT)
+	ev.opens = make([]openEvent, len(recs))
+	for i := range recs {
+		r := &recs[i]
+		r.slot = closeAt[i]
+		ev.opens[openAt[i]] = *r
+	}
 	if !f.OpOrder { // larger first among starts at one time
+		opens := ev.opens
 		for i := 0; i < len(opens); {
 			j := i + 1
 			for j < len(opens) && ev.openT[j] == ev.openT[i] {
 				j++
 			}
 			if j-i > 1 {
-				slices.SortFunc(opens[i:j], func(a, b int32) int {
-					if c := cmp.Compare(its[b].size, its[a].size); c != 0 {
+				slices.SortFunc(opens[i:j], func(a, b openEvent) int {
+					if c := cmp.Compare(b.size, a.size); c != 0 {
 						return c
 					}
-					return cmp.Compare(a, b)
+					return cmp.Compare(a.k, b.k)
 				})
 			}
 			i = j
 		}
 	}
-	slot := make([]int32, len(its))
-	for j, k := range ev.closes {
-		slot[k] = int32(j)
-	}
-	ev.opens = make([]openEvent, len(opens))
-	for i, k := range opens {
-		it := &its[k]
-		ev.opens[i] = openEvent{size: it.size, align: it.align, phase: it.phase, k: k, slot: slot[k]}
-	}
-	return ev
+	return ev, true
 }
 
 // allocate finds a block for item k (it, which is in.its[k] when it may
@@ -375,26 +455,25 @@ func (f *FreeList) reuseLargest(it *item, a *arena) int32 {
 	return 0
 }
 
-// byTime sorts item indices (given in increasing order) by (time,
-// index) and returns their times in that order: a counting sort when the
-// times span at most a few times as many steps as there are indices, else
+// byTime orders events given by their times ts (in increasing order of
+// their items) by (time, item): it returns the times in that order (in ts's
+// array) and, for each event, its position in it. A counting sort when the
+// times span at most a few times as many steps as there are events, else
 // a sort of packed (time, position) words when they span less than 2³²,
 // else a comparison sort.
-func byTime(ks []int32, at func(k int32) int64) []int64 {
-	ts := make([]int64, len(ks))
-	if len(ks) == 0 {
-		return ts
+func byTime(ts []int64) ([]int64, []int32) {
+	pos := make([]int32, len(ts))
+	if len(ts) == 0 {
+		return ts, pos
 	}
-	lo, hi := at(ks[0]), at(ks[0])
-	for i, k := range ks {
-		t := at(k)
-		ts[i] = t
+	lo, hi := ts[0], ts[0]
+	for _, t := range ts {
 		lo, hi = min(lo, t), max(hi, t)
 	}
 	span := uint64(hi) - uint64(lo)
 	switch {
-	case span < 4*uint64(len(ks))+1024:
-		// stable: equal times keep the increasing order of the indices
+	case span < 4*uint64(len(ts))+1024:
+		// stable: equal times keep the increasing order of the items
 		count := make([]int32, span+2)
 		for _, t := range ts {
 			count[t-lo+1]++
@@ -402,12 +481,10 @@ func byTime(ks []int32, at func(k int32) int64) []int64 {
 		for v := 1; v < len(count); v++ {
 			count[v] += count[v-1]
 		}
-		sorted := make([]int32, len(ks))
 		for i, t := range ts {
-			sorted[count[t-lo]] = ks[i]
+			pos[i] = count[t-lo]
 			count[t-lo]++
 		}
-		copy(ks, sorted)
 		// count[v] is now the end of time lo+v's run
 		w := 0
 		for v, e := range count[:span+1] {
@@ -416,27 +493,32 @@ func byTime(ks []int32, at func(k int32) int64) []int64 {
 			}
 		}
 	case span < 1<<32:
-		keys := make([]uint64, len(ks))
+		keys := make([]uint64, len(ts))
 		for i, t := range ts {
 			keys[i] = (uint64(t)-uint64(lo))<<32 | uint64(i)
 		}
 		slices.Sort(keys)
-		sorted := make([]int32, len(ks))
 		for i, v := range keys {
-			sorted[i] = ks[uint32(v)]
+			pos[uint32(v)] = int32(i)
 			ts[i] = lo + int64(v>>32)
 		}
-		copy(ks, sorted)
 	default:
-		slices.SortFunc(ks, func(a, b int32) int {
-			if c := cmp.Compare(at(a), at(b)); c != 0 {
+		order := make([]int32, len(ts))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		slices.SortFunc(order, func(a, b int32) int {
+			if c := cmp.Compare(ts[a], ts[b]); c != 0 {
 				return c
 			}
 			return cmp.Compare(a, b)
 		})
-		for i, k := range ks {
-			ts[i] = at(k)
+		sorted := make([]int64, len(ts))
+		for i, x := range order {
+			pos[x] = int32(i)
+			sorted[i] = ts[x]
 		}
+		ts = sorted
 	}
-	return ts
+	return ts, pos
 }

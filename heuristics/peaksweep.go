@@ -139,7 +139,16 @@ func (a *sweepArena) alloc(it *item, e int64) int32 {
 	var at int64
 	score := int64(-1)
 	seen := 0
-	for n := b.ceil(it.size, -1); n != 0 && seen < a.cand; n = b.ceil(b.ns[n].size, b.ns[n].lo+1) {
+	// the free blocks from the smallest that may hold it, in the size
+	// index's order (one search, then a walk through its chunks)
+	x := &b.idx
+	bc, bj := 0, 0
+	for c, j := x.find(it.size, -1); c < len(x.chunks) && seen < a.cand; {
+		n := x.chunks[c][j].n
+		pc, pj := c, j
+		if j++; j == len(x.chunks[c]) {
+			c, j = c+1, 0
+		}
 		lo, hi := b.ns[n].lo, b.hi(n)
 		bottom := it.up(lo)
 		if bottom+it.size > hi {
@@ -147,18 +156,19 @@ func (a *sweepArena) alloc(it *item, e int64) int32 {
 		}
 		seen++
 		if bottom == lo && hi-lo == it.size {
-			best, at = n, lo
+			best, at, bc, bj = n, lo, pc, pj
 			break
 		}
 		top := it.down(hi - it.size)
 		if d := a.distance(b.ns[n].prev, e); score < 0 || d < score {
-			best, at, score = n, bottom, d
+			best, at, score, bc, bj = n, bottom, d, pc, pj
 		}
 		if d := a.distance(b.ns[n].next, e); d < score {
-			best, at, score = n, top, d
+			best, at, score, bc, bj = n, top, d, pc, pj
 		}
 	}
 	if best != 0 {
+		x.hc, x.hj = bc, bj // where take's delete finds the block
 		return a.held(b.take(best, at, it.size), e)
 	}
 	// the free block at the top of the arena, extended
@@ -247,7 +257,7 @@ func (s *PeakSweep) plan(ctx context.Context, its []item) ([]int64, error) {
 func stretches(its []item, ks []int32) [][]int32 {
 	ks = slices.Clone(ks)
 	slices.Sort(ks)
-	byTime(ks, func(k int32) int64 { return its[k].start })
+	sortByTime(ks, func(k int32) int64 { return its[k].start })
 	var parts [][]int32
 	from, reach := 0, int64(math.MinInt64)
 	for i, k := range ks {
@@ -343,13 +353,29 @@ func stackOrder(its []item, stack []int32, t int64) []int32 {
 	return append(before, after...)
 }
 
+// sortByTime sorts ks (given in increasing order) by (time, index) and
+// returns their times in that order (byTime).
+func sortByTime(ks []int32, at func(int32) int64) []int64 {
+	ts := make([]int64, len(ks))
+	for i, k := range ks {
+		ts[i] = at(k)
+	}
+	ts, pos := byTime(ts)
+	sorted := make([]int32, len(ks))
+	for i, k := range ks {
+		sorted[pos[i]] = k
+	}
+	copy(ks, sorted)
+	return ts
+}
+
 // liveMaxTime returns the first time at which the bytes of the given items
 // (rectangles) live together are the most.
 func liveMaxTime(its []item, ks []int32) int64 {
 	starts := slices.Clone(ks)
 	ends := slices.Clone(ks)
-	st := byTime(starts, func(k int32) int64 { return its[k].start })
-	et := byTime(ends, func(k int32) int64 { return its[k].end })
+	st := sortByTime(starts, func(k int32) int64 { return its[k].start })
+	et := sortByTime(ends, func(k int32) int64 { return its[k].end })
 	var load, best, at int64
 	j := 0
 	for i := 0; i < len(starts); {
@@ -374,7 +400,7 @@ func liveMaxTime(its []item, ks []int32) int64 {
 func sweepHalf(ctx context.Context, a *sweepArena, its []item, ks, held, nodes []int32, time func(int32) (int64, int64), off []int64) error {
 	opens := slices.Clone(ks)
 	slices.Sort(opens)
-	openT := byTime(opens, func(k int32) int64 { s, _ := time(k); return s })
+	openT := sortByTime(opens, func(k int32) int64 { s, _ := time(k); return s })
 	for i := 0; i < len(opens); {
 		j := i + 1
 		for j < len(opens) && openT[j] == openT[i] {
@@ -390,7 +416,7 @@ func sweepHalf(ctx context.Context, a *sweepArena, its []item, ks, held, nodes [
 	closes = append(closes, held...)
 	closes = append(closes, ks...)
 	slices.Sort(closes)
-	closeT := byTime(closes, func(k int32) int64 { _, e := time(k); return e })
+	closeT := sortByTime(closes, func(k int32) int64 { _, e := time(k); return e })
 	node := make([]int32, len(its))
 	for i, k := range held {
 		node[k] = nodes[i]

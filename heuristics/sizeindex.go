@@ -11,6 +11,11 @@ type sizeIndex struct {
 	chunks [][]fkey
 	last   []fkey   // last key of each chunk
 	spare  [][]fkey // emptied chunks, for reuse
+	// hc, hj are the position ceil last returned, a guess for del (the
+	// free-list planner takes the block it has just found): del uses it
+	// when the key there is the one to delete (keys are unique: no two
+	// free blocks share lo), else searches.
+	hc, hj int
 }
 
 // fkey is a free block's key and its node in the arena's blocks.
@@ -20,7 +25,7 @@ type fkey struct {
 }
 
 // chunkMax is the length at which a chunk splits in two.
-const chunkMax = 128
+const chunkMax = 64
 
 func (k *fkey) below(size, lo int64) bool { return k.size < size || (k.size == size && k.lo < lo) }
 
@@ -96,14 +101,16 @@ func (x *sizeIndex) chunk() []fkey {
 
 // del removes (size, lo) if present.
 func (x *sizeIndex) del(size, lo int64) {
-	c, j := x.find(size, lo)
-	if c == len(x.chunks) {
-		return
+	c, j := x.hc, x.hj
+	if c >= len(x.chunks) || j >= len(x.chunks[c]) || x.chunks[c][j].size != size || x.chunks[c][j].lo != lo {
+		if c, j = x.find(size, lo); c == len(x.chunks) {
+			return
+		}
+		if x.chunks[c][j].size != size || x.chunks[c][j].lo != lo {
+			return
+		}
 	}
 	ch := x.chunks[c]
-	if ch[j].size != size || ch[j].lo != lo {
-		return
-	}
 	if len(ch) == 1 {
 		x.spare = append(x.spare, ch[:0])
 		x.chunks = append(x.chunks[:c], x.chunks[c+1:]...)
@@ -121,6 +128,7 @@ func (x *sizeIndex) ceil(size, lo int64) int32 {
 	if c == len(x.chunks) {
 		return 0
 	}
+	x.hc, x.hj = c, j
 	return x.chunks[c][j].n
 }
 

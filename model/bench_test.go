@@ -39,3 +39,17 @@ func BenchmarkComputeSweep1M(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkValidate1M validates 1M transformer-like buffers (the duplicate
+// id check is most of it).
+//
+//	go test ./model/ -run XXX -bench Validate1M -count 3
+func BenchmarkValidate1M(b *testing.B) {
+	p := transformerProblem(1_000_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := p.Validate(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -29,21 +29,24 @@ func disjoint(rects []occ) bool {
 		return false
 	}
 	// byLo[rank] = rectangle; rank[rectangle] = its place in (pool, lo).
-	byLo := lowOrder(rects)
+	var sc scratch
+	byLo := lowOrder(rects, &sc)
 	if byLo == nil {
 		return false
 	}
 	// The sweep reads compact arrays in order — start and end events as
 	// (time, rank), the rectangles' bytes by rank — instead of jumping
 	// through a million rectangles, which had cost most of its time.
-	rank := make([]int32, n)
+	// The arrays of the sorts are used again (fresh memory costs a page
+	// fault every 4 KiB).
+	rank := sc.i32
 	bytes := make([]span, n)
 	for r, k := range byLo {
 		rank[k] = int32(r)
 		bytes[r] = span{rects[k].lo, rects[k].hi, rects[k].pool}
 	}
-	starts, startT := timeOrder(rects, true)
-	ends, endT := timeOrder(rects, false)
+	starts, startT := timeOrder(rects, true, byLo, sc.a, &sc.count)
+	ends, endT := timeOrder(rects, false, nil, sc.b, &sc.count)
 	for i, k := range starts {
 		starts[i] = rank[k]
 	}
@@ -80,18 +83,31 @@ type span struct {
 	pool   int
 }
 
+// scratch holds arrays of n words that one sort leaves free for the next.
+type scratch struct {
+	a, b  []int64
+	i32   []int32
+	count []int32
+}
+
 // lowOrder returns the rectangle indices sorted by (pool, lo, index): a
-// stable least-significant-digit radix sort on the bytes of lo that differ,
-// then one counting pass on the pool. Nil if the pools span too wide a range
-// (never for a problem whose pools Check accepted).
-func lowOrder(rects []occ) []int32 {
+// stable least-significant-digit radix sort on the 11-bit digits of lo that
+// differ, then one counting pass on the pool. Each pass reads and writes
+// the keys and indices in compact arrays (reading lo through the indices
+// had missed the cache on every rectangle), into at most 2048 buckets. Nil
+// if the pools span too wide a range (never for a problem whose pools
+// Check accepted). Its key arrays and its other index array are left in sc.
+func lowOrder(rects []occ, sc *scratch) []int32 {
 	n := len(rects)
 	minPool, maxPool := rects[0].pool, rects[0].pool
+	keys, tmpKeys := make([]int64, n), make([]int64, n)
 	var diff uint64 // bits where some lo differs from the first
 	first := uint64(rects[0].lo) ^ 1<<63
 	for k := range rects {
 		minPool, maxPool = min(minPool, rects[k].pool), max(maxPool, rects[k].pool)
-		diff |= (uint64(rects[k].lo) ^ 1<<63) ^ first
+		v := uint64(rects[k].lo) ^ 1<<63
+		keys[k] = int64(v)
+		diff |= v ^ first
 	}
 	if maxPool-minPool >= 1<<16 {
 		return nil
@@ -100,42 +116,57 @@ func lowOrder(rects []occ) []int32 {
 	for k := range out {
 		out[k] = int32(k)
 	}
+	const digitBits = 11
 	var count [1<<16 + 1]int
-	pass := func(digit func(k int32) int, size int) {
+	for shift := 0; shift < 64; shift += digitBits {
+		const mask = 1<<digitBits - 1
+		if diff>>shift&mask == 0 {
+			continue
+		}
+		c := count[:mask+2]
+		clear(c)
+		for _, v := range keys {
+			c[uint64(v)>>shift&mask+1]++
+		}
+		for d := 1; d < len(c); d++ {
+			c[d] += c[d-1]
+		}
+		for i, v := range keys {
+			d := uint64(v) >> shift & mask
+			tmpKeys[c[d]], tmp[c[d]] = v, out[i]
+			c[d]++
+		}
+		keys, tmpKeys, out, tmp = tmpKeys, keys, tmp, out
+	}
+	if maxPool > minPool {
+		size := maxPool - minPool + 1
 		c := count[:size+1]
 		clear(c)
 		for _, k := range out {
-			c[digit(k)+1]++
+			c[rects[k].pool-minPool+1]++
 		}
 		for d := 1; d <= size; d++ {
 			c[d] += c[d-1]
 		}
 		for _, k := range out {
-			d := digit(k)
+			d := rects[k].pool - minPool
 			tmp[c[d]] = k
 			c[d]++
 		}
 		out, tmp = tmp, out
 	}
-	for shift := 0; shift < 64; shift += 16 {
-		if diff>>shift&0xffff == 0 {
-			continue
-		}
-		pass(func(k int32) int { return int((uint64(rects[k].lo) ^ 1<<63) >> shift & 0xffff) }, 1<<16)
-	}
-	if maxPool > minPool {
-		pass(func(k int32) int { return rects[k].pool - minPool }, maxPool-minPool+1)
-	}
+	sc.a, sc.b, sc.i32 = keys, tmpKeys, tmp
 	return out
 }
 
 // timeOrder returns the rectangle indices sorted by start (or end) time,
 // ties by index, and their times in that order: a counting sort when the
 // times span at most a few times as many steps as there are rectangles,
-// else a sort of packed (time, index) words, else a comparison sort.
-func timeOrder(rects []occ, start bool) ([]int32, []int64) {
+// else a sort of packed (time, index) words, else a comparison sort. It
+// fills out and ts (n long each; out nil: a new one) and keeps its
+// counting array in *count for the next call.
+func timeOrder(rects []occ, start bool, out []int32, ts []int64, count *[]int32) ([]int32, []int64) {
 	n := len(rects)
-	ts := make([]int64, n)
 	for k := range rects {
 		if start {
 			ts[k] = rects[k].t0
@@ -147,11 +178,17 @@ func timeOrder(rects []occ, start bool) ([]int32, []int64) {
 	for _, t := range ts {
 		lo, hi = min(lo, t), max(hi, t)
 	}
-	out := make([]int32, n)
+	if out == nil {
+		out = make([]int32, n)
+	}
 	span := uint64(hi) - uint64(lo)
 	switch {
 	case span < 4*uint64(n)+1024:
-		count := make([]int32, span+2)
+		if uint64(cap(*count)) < span+2 {
+			*count = make([]int32, span+2)
+		}
+		count := (*count)[:span+2]
+		clear(count)
 		for _, t := range ts {
 			count[t-lo+1]++
 		}

@@ -39,13 +39,7 @@ func (c *checker) occupancy(i int, dst []occ) []occ {
 // checkOverlaps sweeps time; at every instant the rectangles alive in a pool
 // sit in an interval tree keyed by their low byte, so a new rectangle finds
 // every rectangle it overlaps in O(log n + k).
-func (c *checker) checkOverlaps(ok []bool) {
-	rects := make([]occ, 0, len(c.p.Buffers)) // one each without gaps
-	for i := range c.p.Buffers {
-		if ok[i] {
-			rects = c.occupancy(i, rects)
-		}
-	}
+func (c *checker) checkOverlaps(rects []occ) {
 	if disjoint(rects) {
 		return // nothing meets: the sweep below would report nothing
 	}

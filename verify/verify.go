@@ -108,8 +108,7 @@ func Check(p *model.Problem, pl *model.Plan) []Violation {
 		c.add(MissingBuffer, fmt.Sprintf("the plan has %d placements for %d buffers", n, len(p.Buffers)))
 		return c.out
 	}
-	ok := c.checkBuffers()
-	c.checkOverlaps(ok)
+	c.checkOverlaps(c.checkBuffers())
 	c.checkStatedPeaks()
 	return c.out
 }
@@ -155,14 +154,21 @@ func (c *checker) checkStatedPeaks() {
 	}
 }
 
-func (c *checker) checkBuffers() []bool {
+// checkBuffers checks each buffer on its own and returns the rectangles
+// of those that passed (occupancy), in buffer order; then the aliases of
+// those. One pass over the buffers does both: on a million, each pass
+// reads 170 MB.
+func (c *checker) checkBuffers() []occ {
 	pools := c.p.Pools
 	if len(pools) == 0 {
 		pools = []model.Pool{{Name: model.DefaultPool}}
 	}
 	ok := make([]bool, len(c.p.Buffers))
+	rects := make([]occ, 0, len(c.p.Buffers)) // one each without gaps
+	aliased := false
 	for i := range c.p.Buffers {
 		b, q := &c.p.Buffers[i], c.pl.Placements[i]
+		aliased = aliased || b.Alias != nil
 		if q.Offset == model.MissingOffset {
 			c.add(MissingBuffer, fmt.Sprintf("buffer %q has no placement", b.ID), b.ID)
 			continue
@@ -203,13 +209,16 @@ func (c *checker) checkBuffers() []bool {
 			continue
 		}
 		ok[i] = true
+		rects = c.occupancy(i, rects)
 	}
-	for i := range c.p.Buffers {
-		if ok[i] {
-			c.checkAlias(i)
+	if aliased {
+		for i := range c.p.Buffers {
+			if ok[i] {
+				c.checkAlias(i)
+			}
 		}
 	}
-	return ok
+	return rects
 }
 
 func (c *checker) checkGaps(b *model.Buffer, q model.Placement) bool {
