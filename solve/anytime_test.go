@@ -66,3 +66,25 @@ func TestSqueakyPhase(t *testing.T) {
 		assert.NotEmpty(t, st.Stopped)
 	}
 }
+
+// TestFirstPlanBeforeBound: a minimisation reports its first plan before
+// the lower bound is computed (lower bound 0 in the report), then the same
+// plan again with the bound; a decision computes the bound first.
+func TestFirstPlanBeforeBound(t *testing.T) {
+	p := brute.Random(rand.New(rand.NewPCG(9, 9)), 6, brute.RandomOptions{MaxSize: 9})
+	for _, capacity := range []int64{0, 1 << 40} {
+		var got []Progress
+		r, err := Solve(context.Background(), p, Options{Threads: 1, Capacity: capacity, Progress: func(pr Progress) { got = append(got, pr) }})
+		require.NoError(t, err)
+		require.NotEmpty(t, got)
+		if capacity == 0 {
+			require.GreaterOrEqual(t, len(got), 2)
+			assert.Zero(t, got[0].LowerBound, "the first plan comes before the bound")
+			assert.Equal(t, got[0].Peak, got[1].Peak)
+			assert.Positive(t, got[1].LowerBound)
+		} else {
+			assert.Positive(t, got[0].LowerBound, "a decision's bound comes first")
+		}
+		assert.Equal(t, r.LowerBound, got[len(got)-1].LowerBound)
+	}
+}

@@ -195,6 +195,8 @@ type solver struct {
 	firstOnly bool
 	// firstPlanned is set when firstPlanStage's planner gave a plan.
 	firstPlanned bool
+	// bounded is set once boundsStage has run.
+	bounded bool
 }
 
 // heuristicShare: with methods auto and exact, the heuristic portfolio gets
