@@ -2,7 +2,9 @@ package model
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -230,4 +232,32 @@ func TestGCDAndLCM(t *testing.T) {
 	assert.Equal(t, int64(0), GCD(0, 0))
 	assert.Equal(t, int64(5), GCD(0, 5), "a GCD fold starts from 0")
 	assert.Equal(t, int64(3), GCD(-9, 6), "deltas may be negative")
+}
+
+// TestFirstDuplicateMatchesMap compares firstDuplicate with a map on
+// random ids, with and without repeats, on one part and on many.
+func TestFirstDuplicateMatchesMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 2))
+	for _, n := range []int{0, 1, 2, 50, 1000, 3*dupPart + 17} {
+		for trial := 0; trial < 6; trial++ {
+			bs := make([]Buffer, n)
+			for i := range bs {
+				bs[i].ID = fmt.Sprint("b", r.IntN(4*n+1))
+				if trial == 0 {
+					bs[i].ID = fmt.Sprint("u", i) // distinct
+				}
+			}
+			want, wantOf := -1, -1
+			seen := map[string]int{}
+			for i := range bs {
+				if j, ok := seen[bs[i].ID]; ok {
+					want, wantOf = i, j
+					break
+				}
+				seen[bs[i].ID] = i
+			}
+			got, gotOf := firstDuplicate(bs)
+			require.Equal(t, [2]int{want, wantOf}, [2]int{got, gotOf}, "n=%d trial %d", n, trial)
+		}
+	}
 }
