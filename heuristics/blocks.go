@@ -129,6 +129,22 @@ func (b *blocks) take(i int32, c, size int64) int32 {
 	return used
 }
 
+// extendTail gives an item the bytes [c, c+size) from the free block at
+// the end of the address order (its lo ≤ c), extended past its end: what
+// lies below c stays free. It returns the item's segment.
+func (b *blocks) extendTail(c, size int64) int32 {
+	t := b.tail
+	lo := b.ns[t].lo
+	b.remove(t)
+	if c > lo {
+		b.ns[t].size = c - lo
+		b.insert(t)
+		return b.push(c, size, false)
+	}
+	b.ns[t].size, b.ns[t].free = size, false
+	return t
+}
+
 // release frees held segment i; with coalesce it absorbs its free
 // neighbours.
 func (b *blocks) release(i int32, coalesce bool) {

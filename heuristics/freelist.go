@@ -391,18 +391,8 @@ func (f *FreeList) reuse(it *item, a *arena) int32 {
 		lo := b.ns[m].lo
 		c := it.up(lo)
 		if c+it.size > a.top && a.fits(c+it.size) {
-			b.remove(m)
-			var s int32
-			if c > lo {
-				b.ns[m].size = c - lo
-				b.insert(m)
-				s = b.push(c, it.size, false)
-			} else {
-				b.ns[m].size, b.ns[m].free = it.size, false
-				s = m
-			}
 			a.top = c + it.size
-			return s
+			return b.extendTail(c, it.size)
 		}
 	}
 	return 0

@@ -173,20 +173,9 @@ func (a *sweepArena) alloc(it *item, e int64) int32 {
 	}
 	// the free block at the top of the arena, extended
 	if t := b.tail; t != 0 && b.ns[t].free {
-		lo := b.ns[t].lo
-		c := it.up(lo)
-		b.remove(t)
-		var s int32
-		if c > lo {
-			b.ns[t].size = c - lo
-			b.insert(t)
-			s = b.push(c, it.size, false)
-		} else {
-			b.ns[t].size, b.ns[t].free = it.size, false
-			s = t
-		}
+		c := it.up(b.ns[t].lo)
 		a.top = c + it.size
-		return a.held(s, e)
+		return a.held(b.extendTail(c, it.size), e)
 	}
 	o := it.up(a.top)
 	b.pad(a.top, o, true)
