@@ -35,7 +35,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -56,7 +55,15 @@ func main() {
 	reps := flag.Int("reps", 3, "runs of each case (the table shows medians)")
 	out := flag.String("o", "-", "output markdown file (- = stdout)")
 	readme := flag.String("readme", "", "replace the text between "+begin+" and "+end+" of this file (instead of -o)")
+	prepare := flag.String("prepare", "", "internal: generate the trace TRACE,N,DIR, time its reading and print both as JSON (run in a child process, see prepareIn)")
 	flag.Parse()
+	if *prepare != "" {
+		if err := prepareHere(*prepare, *reps, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "scale:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	cfg, err := parseConfig(*sizes, *traces, *threads, *limits, *reps)
 	if err == nil && *readme != "" && *out != "-" {
 		err = fmt.Errorf("give -o or -readme, not both")
@@ -141,20 +148,11 @@ func run(ctx context.Context, cfg config) ([]byte, error) {
 	rep := report{cfg: cfg, start: time.Now(), load0: devreport.LoadAverage()}
 	for _, n := range cfg.sizes {
 		for _, trace := range cfg.traces {
-			in, err := generate(tmp, trace, n)
-			if err != nil {
-				return nil, err
-			}
-			r, err := readSpeed(in.path, cfg.reps)
+			in, r, err := prepareIn(ctx, tmp, trace, n, cfg.reps)
 			if err != nil {
 				return nil, err
 			}
 			rep.reads = append(rep.reads, r)
-			// The problems read and generated are garbage now: give their
-			// memory back, or a child's peak RSS would show this
-			// process's (on Linux a child is started sharing its memory,
-			// and its high-water mark starts there).
-			debug.FreeOSMemory()
 			for _, limit := range cfg.limits {
 				for _, t := range cfg.threads {
 					c := caseResult{input: in, threads: t, limit: limit}

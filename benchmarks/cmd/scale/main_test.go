@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,24 @@ func TestSkips(t *testing.T) {
 		p := skips(n)
 		require.Len(t, p.Buffers, n)
 		require.NoError(t, p.Validate())
+	}
+}
+
+// TestPrepareHere generates a trace and reports it and its reading as
+// JSON, as the child process of prepareIn does.
+func TestPrepareHere(t *testing.T) {
+	dir := t.TempDir()
+	var out strings.Builder
+	require.NoError(t, prepareHere("skips,500,"+dir, 1, &out))
+	var pr prepared
+	require.NoError(t, json.Unmarshal([]byte(out.String()), &pr))
+	assert.Equal(t, 500, pr.Buffers)
+	assert.Equal(t, 500, pr.Rows)
+	assert.Equal(t, filepath.Join(dir, "skips-500.csv"), pr.Path)
+	assert.Positive(t, pr.MaxLive)
+	assert.FileExists(t, pr.Path)
+	for _, bad := range []string{"skips,500", "skips,x," + dir} {
+		assert.Error(t, prepareHere(bad, 1, &out), bad)
 	}
 }
 
