@@ -121,19 +121,29 @@ class Solver:
             out: dict[str, Any] = {}
             sh = self._handle.h
 
+            finished = threading.Event()
+
             def work() -> None:
-                r = _lib.c_uintptr()
-                out["rc"] = _lib.lib().optalloc_solver_solve(sh, ph.h, ctypes.byref(r))
-                out["r"] = r.value
+                try:
+                    r = _lib.c_uintptr()
+                    out["rc"] = _lib.lib().optalloc_solver_solve(sh, ph.h, ctypes.byref(r))
+                    out["r"] = r.value
+                finally:
+                    finished.set()
 
             worker = threading.Thread(target=work, name="optalloc-solve", daemon=True)
             worker.start()
+            # The worker's end is an event, not Thread.join: on Python 3.11 a
+            # KeyboardInterrupt inside join() marks a running thread as
+            # stopped (threading's bpo-45274 handler), so a join after it
+            # returned at once, before the solve had stopped and made the
+            # result, which then leaked.
             try:
-                while worker.is_alive():
-                    worker.join(0.1)
+                while not finished.wait(0.1):
+                    pass
             except BaseException:
                 self.cancel()
-                _join(worker)
+                _wait(finished)
                 _lib.ResultHandle(out.get("r", 0)).close()
                 raise
             with _lib.ResultHandle(out.get("r", 0)) as rh:
@@ -148,11 +158,11 @@ class _SolverHandle(_lib.Handle):
         super().__init__("optalloc_solver_new")
 
 
-def _join(t: threading.Thread) -> None:
-    """Join t even if more Ctrl-Cs come (the solve stops soon after its cancel)."""
+def _wait(done: threading.Event) -> None:
+    """Wait for done even if more Ctrl-Cs come (the solve stops soon after its cancel)."""
     while True:
         try:
-            t.join()
+            done.wait()
             return
         except KeyboardInterrupt:
             continue
