@@ -110,7 +110,7 @@ class Solver:
 
         The solve runs in a worker thread (the GIL is released during it) while this thread
         waits, so that a KeyboardInterrupt reaches Python: the solve is then cancelled and
-        joined and its result freed before the KeyboardInterrupt propagates.
+        waited for and its result freed before the KeyboardInterrupt propagates.
 
         Raises:
             ValueError: bad input (the CLI's one-line message).
