@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/optalloc/optalloc/exact/bnb"
 	"github.com/optalloc/optalloc/exact/sat"
 	"github.com/optalloc/optalloc/heuristics"
+	"github.com/optalloc/optalloc/internal/suggest"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/verify"
 )
@@ -145,8 +147,13 @@ func checkMethod(m string) error {
 	if _, ok := heuristics.ByName(m); ok {
 		return nil
 	}
+	names := heuristics.Names()
+	if near := suggest.Nearest(m, append(slices.Clone(Methods), names...)); near != "" {
+		return fmt.Errorf("unknown method %q: did you mean %q? (want %s, or a planner: %s)", m, near,
+			strings.Join(Methods, ", "), strings.Join(names, ", "))
+	}
 	return fmt.Errorf("unknown method %q (want %s, or a planner: %s)", m,
-		strings.Join(Methods, ", "), strings.Join(heuristics.Names(), ", "))
+		strings.Join(Methods, ", "), strings.Join(names, ", "))
 }
 
 type solver struct {

@@ -96,8 +96,19 @@ func TestTimeLimitHonoured(t *testing.T) {
 }
 
 func TestUnknownMethod(t *testing.T) {
-	_, err := Solve(context.Background(), &model.Problem{Buffers: []model.Buffer{{ID: "a", End: 1, Size: 1}}}, Options{Method: "nope"})
-	assert.ErrorContains(t, err, "unknown method")
+	p := &model.Problem{Buffers: []model.Buffer{{ID: "a", End: 1, Size: 1}}}
+	for _, tc := range []struct{ method, want, not string }{
+		{"nope", `unknown method "nope" (want auto`, "did you mean"},
+		{"sweep-pk", `unknown method "sweep-pk": did you mean "sweep-peak"?`, ""},
+		{"exakt", `unknown method "exakt": did you mean "exact"?`, ""},
+	} {
+		_, err := Solve(context.Background(), p, Options{Method: tc.method})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tc.want)
+		if tc.not != "" {
+			assert.NotContains(t, err.Error(), tc.not)
+		}
+	}
 }
 
 func TestCancelStopsEveryEngine(t *testing.T) {
