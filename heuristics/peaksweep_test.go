@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/optalloc/optalloc/model"
@@ -193,6 +194,55 @@ func TestPeakSweepAlignedPins(t *testing.T) {
 			plan, err := pl.Plan(context.Background(), p)
 			require.NoError(t, err)
 			require.Empty(t, verify.Check(p, plan), "%s, problem %d", pl.Name(), i)
+		}
+	}
+}
+
+// TestPeakSweepStretchesAlone: every stretch of time is planned as if it
+// were the whole problem (its buffers and the pins): the arenas emptied
+// after a stretch are the ones a fresh start would make.
+func TestPeakSweepStretchesAlone(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 300; i++ {
+		p := &model.Problem{}
+		var t0 int64
+		for s := 0; s < 1+r.IntN(4); s++ { // stretches, with gaps between
+			for j := 0; j < 1+r.IntN(8); j++ {
+				st := t0 + int64(r.IntN(6))
+				p.Buffers = append(p.Buffers, model.Buffer{ID: fmt.Sprint("b", len(p.Buffers)), Start: st, End: st + 1 + int64(r.IntN(5)), Size: int64(1 + r.IntN(9))})
+			}
+			t0 += 20
+		}
+		var pins []model.Buffer
+		for j := 0; j < r.IntN(4); j++ {
+			o := int64(j * 10)
+			pins = append(pins, model.Buffer{ID: fmt.Sprint("p", j), Start: int64(r.IntN(60)), Size: int64(1 + r.IntN(6)), Pin: &o})
+			pins[j].End = pins[j].Start + 1 + int64(r.IntN(20))
+		}
+		whole := &model.Problem{Buffers: append(slices.Clone(p.Buffers), pins...)}
+		for _, pl := range []*PeakSweep{{}, {LongestLowest: true}} {
+			plan, err := pl.Plan(context.Background(), whole)
+			require.NoError(t, err)
+			require.Empty(t, verify.Check(whole, plan))
+			in, err := newInstance(context.Background(), whole)
+			require.NoError(t, err)
+			var ks []int32
+			for k := range p.Buffers {
+				ks = append(ks, int32(k))
+			}
+			for _, part := range stretches(in.its, ks) {
+				slices.Sort(part) // the buffers in their order in p
+				alone := &model.Problem{}
+				for _, k := range part {
+					alone.Buffers = append(alone.Buffers, whole.Buffers[k])
+				}
+				alone.Buffers = append(alone.Buffers, pins...)
+				sub, err := pl.Plan(context.Background(), alone)
+				require.NoError(t, err)
+				for x, k := range part {
+					require.Equal(t, sub.Placements[x].Offset, plan.Placements[k].Offset, "problem %d, %s, buffer %s", i, pl.Name(), whole.Buffers[k].ID)
+				}
+			}
 		}
 	}
 }
