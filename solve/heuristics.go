@@ -148,9 +148,7 @@ func (s *solver) provisional(plan *model.Plan, method string) {
 		s.held.firstMillis = float64(time.Since(s.start).Microseconds()) / 1000
 	}
 	s.held.plan, s.held.peak = plan, peak
-	if s.opt.Progress != nil {
-		s.opt.Progress(Progress{Elapsed: time.Since(s.start), Peak: peak, LowerBound: s.res.LowerBound, Phase: method})
-	}
+	s.report(peak, method)
 }
 
 // racesPortfolio reports whether a race deciding capacity c (0:

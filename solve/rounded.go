@@ -66,8 +66,7 @@ func (s *solver) runRounded(ctx context.Context) error {
 	child.onBest = func(plan *model.Plan, method string) {
 		// Progress only: the plan is verified when the child returns.
 		if s.opt.Progress != nil {
-			s.opt.Progress(Progress{Elapsed: time.Since(s.start), Peak: s.unround(plan).Peak(s.p),
-				LowerBound: s.res.LowerBound, Phase: "rounded-" + method})
+			s.report(s.unround(plan).Peak(s.p), "rounded-"+method)
 		}
 	}
 	cctx := ctx

@@ -206,6 +206,14 @@ type solver struct {
 	bounded bool
 }
 
+// report gives the caller's Progress a plan of the given peak, with the
+// lower bound as it stands.
+func (s *solver) report(peak int64, phase string) {
+	if s.opt.Progress != nil {
+		s.opt.Progress(Progress{Elapsed: time.Since(s.start), Peak: peak, LowerBound: s.res.LowerBound, Phase: phase})
+	}
+}
+
 // heuristicShare: with methods auto and exact, the heuristic portfolio gets
 // 1/heuristicShare of the time left, the exact engines the rest.
 const heuristicShare = 5
@@ -297,9 +305,7 @@ func (s *solver) keep(plan *model.Plan, method string, fits bool) {
 			s.res.Stats.FirstPlanMillis = float64(time.Since(s.start).Microseconds()) / 1000
 		}
 		s.setPlan(plan, method)
-		if s.opt.Progress != nil {
-			s.opt.Progress(Progress{Elapsed: time.Since(s.start), Peak: peak, LowerBound: s.res.LowerBound, Phase: method})
-		}
+		s.report(peak, method)
 		if s.onBest != nil {
 			s.onBest(plan, method)
 		}

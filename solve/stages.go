@@ -1,9 +1,6 @@
 package solve
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // A stage is one step of the single-pool pipeline. It reads what the
 // stages before it handed on and hands on its own results the same way,
@@ -70,9 +67,8 @@ func (boundsStage) run(ctx context.Context, s *solver) error {
 			return err
 		}
 	}
-	if s.res.Plan != nil && s.opt.Progress != nil {
-		// the first plan was reported without a bound
-		s.opt.Progress(Progress{Elapsed: time.Since(s.start), Peak: s.res.Peak, LowerBound: s.res.LowerBound, Phase: s.res.Method})
+	if s.res.Plan != nil {
+		s.report(s.res.Peak, s.res.Method) // the first plan was reported without a bound
 	}
 	return nil
 }
