@@ -2,26 +2,15 @@ package solve
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/internal/brute"
 	"github.com/optalloc/optalloc/verify"
 )
-
-// alignedChain is a chain of n ops, buffer i live [i+1, i+3), 256 bytes
-// aligned to 64: the shape of ../shared/hostile/csv/chain20k.csv.
-func alignedChain(n int) *model.Problem {
-	p := &model.Problem{Name: "chain"}
-	for i := range n {
-		p.Buffers = append(p.Buffers, model.Buffer{ID: fmt.Sprint("t", i), Start: int64(i + 1), End: int64(i + 3), Size: 256, Align: 64})
-	}
-	return p
-}
 
 // TestLongChainPlansBeforeExactChecks (issue 36, D2): on a chain of
 // 100 000 aligned ops the check whether SAT takes the problem ran for a
@@ -32,7 +21,7 @@ func alignedChain(n int) *model.Problem {
 // time is generous (the solve takes under a second); it only tells a
 // stage that ignores the context from one that does not.
 func TestLongChainPlansBeforeExactChecks(t *testing.T) {
-	p := alignedChain(100_000)
+	p := brute.AlignedChain(100_000)
 	for _, tc := range []struct {
 		name     string
 		limit    time.Duration

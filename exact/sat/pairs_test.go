@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/internal/brute"
 )
 
 // randomItems folds random problems with gaps, aliases, pins, alignments
@@ -190,22 +190,12 @@ func TestEstimateEqualsAllPairs(t *testing.T) {
 	}
 }
 
-// chain is a chain of n ops: buffer i lives [i, i+2), 256 bytes aligned to
-// 64 (the shape of ../shared/hostile/csv/chain20k.csv).
-func chain(n int) *model.Problem {
-	p := &model.Problem{Name: "chain"}
-	for i := range n {
-		p.Buffers = append(p.Buffers, model.Buffer{ID: fmt.Sprint("t", i), Start: int64(i + 1), End: int64(i + 3), Size: 256, Align: 64})
-	}
-	return p
-}
-
 // TestAdmitsLongChain: deciding whether SAT takes a long chain costs its
 // pairs, not all pairs (issue 36, D2: 20 001 buffers took 2.4 s and
 // 100 000 a minute, never looking at the clock), and a cancelled check
 // refuses at once.
 func TestAdmitsLongChain(t *testing.T) {
-	p := chain(100_000)
+	p := brute.AlignedChain(100_000)
 	done := make(chan struct{})
 	var ok bool
 	go func() {

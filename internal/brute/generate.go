@@ -216,3 +216,13 @@ func Timed(rng *rand.Rand, n int) *model.Problem {
 	}
 	return p
 }
+
+// AlignedChain is a chain of n ops: buffer i (id "t<i>") lives [i+1, i+3),
+// 256 bytes aligned to 64 — the shape of ../shared/hostile/csv/chain20k.csv.
+func AlignedChain(n int) *model.Problem {
+	p := &model.Problem{Name: "chain"}
+	for i := range n {
+		p.Buffers = append(p.Buffers, model.Buffer{ID: fmt.Sprint("t", i), Start: int64(i + 1), End: int64(i + 3), Size: 256, Align: 64})
+	}
+	return p
+}
