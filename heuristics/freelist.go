@@ -99,10 +99,9 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 		// Each item is a buffer until the scan meets an alias: no items
 		// are built (on a million buffers they were 96 MB of fresh
 		// memory, whose page faults cost more than the work).
-		if v, _ := ctx.Value(validatedKey{}).(*model.Problem); v != p {
-			if err := p.Validate(); err != nil {
-				return nil, err
-			}
+		var err error
+		if ctx, err = validate(ctx, p); err != nil { // once: newInstance below may need it
+			return nil, err
 		}
 		pa := pools[0].Alignment()
 		// the plan's sizes come with the same pass (model.NewPlan's would
@@ -127,7 +126,6 @@ func (f *FreeList) Plan(ctx context.Context, p *model.Problem) (*model.Plan, err
 				return nil, err
 			}
 			clear(pinned) // an alias: the items are the alias groups
-			var err error
 			if in, err = newInstance(ctx, p); err != nil {
 				return nil, err
 			}

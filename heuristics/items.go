@@ -64,6 +64,18 @@ type instance struct {
 // validated, so that its planners do not validate it again.
 type validatedKey struct{}
 
+// validate checks p unless ctx says it was (validatedKey), and returns a
+// context that says it was.
+func validate(ctx context.Context, p *model.Problem) (context.Context, error) {
+	if v, _ := ctx.Value(validatedKey{}).(*model.Problem); v == p {
+		return ctx, nil
+	}
+	if err := p.Validate(); err != nil {
+		return ctx, err
+	}
+	return context.WithValue(ctx, validatedKey{}, p), nil
+}
+
 // maxPhaseSearch bounds the search for an alias group's offset residue.
 const maxPhaseSearch = 1 << 20
 
@@ -73,10 +85,8 @@ const maxPhaseSearch = 1 << 20
 // It returns an error naming the buffer when the problem is not valid or
 // when an alias group's alignments cannot all be met.
 func newInstance(ctx context.Context, p *model.Problem) (*instance, error) {
-	if v, _ := ctx.Value(validatedKey{}).(*model.Problem); v != p {
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
+	if _, err := validate(ctx, p); err != nil {
+		return nil, err
 	}
 	exactOff := bounding(ctx)
 	in := &instance{p: p, members: map[int][]int{}}
