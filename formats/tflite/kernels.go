@@ -301,3 +301,46 @@ func (k *kernelOp) detectionPostProcess() ([]int64, error) {
 	}
 	return sizes, nil
 }
+
+// noScratchCustoms are the custom operators TFLite Micro's op resolver
+// registers (micro_mutable_op_resolver.h, AddCustom) whose kernels request
+// no scratch.
+var noScratchCustoms = map[string]bool{
+	"CIRCULAR_BUFFER": true, "SignalDelay": true, "SignalEnergy": true, "SignalFftAutoScale": true,
+	"SignalFilterBank": true, "SignalFilterBankLog": true, "SignalFilterBankSquareRoot": true,
+	"SignalFilterBankSpectralSubtraction": true, "SignalFramer": true, "SignalIrfft": true,
+	"SignalOverlapAdd": true, "SignalPCAN": true, "SignalStacker": true, "SignalWindow": true, "TFLM_DECODE": true,
+}
+
+// EthosUOperator is the custom code of Arm Vela's NPU operator.
+const EthosUOperator = "ethos-u"
+
+// customScratch returns the sizes a custom operator's kernel requests;
+// known is false for a custom operator optalloc has no model of. ptr is
+// the target's pointer width (sizeof(size_t) there).
+func (k *kernelOp) customScratch(ptr int64) (sizes []int64, known bool, err error) {
+	switch name := k.custom(); {
+	case name == "SignalRfft":
+		sizes, err = k.rfft()
+	case name == "TFLite_Detection_PostProcess":
+		sizes, err = k.detectionPostProcess()
+	case name == EthosUOperator:
+		sizes, err = k.ethosU(ptr)
+	case noScratchCustoms[name]:
+	default:
+		return nil, false, nil
+	}
+	return sizes, true, err
+}
+
+// ethosU follows kernels/ethos_u/ethos_u.cc (Prepare; TFLite Micro built
+// with CO_PROCESSOR=ethos_u): two arrays of one entry per operand (inputs
+// and outputs) for the NPU driver, the base addresses (uint64) and their
+// sizes (size_t).
+func (k *kernelOp) ethosU(ptr int64) ([]int64, error) {
+	n := int64(k.op.InputsLength() + k.op.OutputsLength())
+	if k.op.InputsLength() == 0 {
+		return nil, errors.New("it has no inputs")
+	}
+	return []int64{n * 8, n * ptr}, nil
+}

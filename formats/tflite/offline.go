@@ -10,6 +10,11 @@ import (
 // Micro's offline memory plan.
 const OfflineMetadata = "OfflineMemoryAllocation"
 
+// CompressionMetadata is the name of the metadata entry of a model whose
+// tensors TFLite Micro's compression tools compressed
+// (tensorflow/lite/micro/compression.h: kCompressionMetadataString).
+const CompressionMetadata = "COMPRESSION_METADATA"
+
 // Online is the offset of a tensor the offline plan leaves to the runtime.
 const Online = -1
 
@@ -51,6 +56,9 @@ func (d *decoder) offlinePlan() (*OfflinePlan, error) {
 	var plan *OfflinePlan
 	for i := range n {
 		root.Metadata(&md, i)
+		if string(md.Name()) == CompressionMetadata {
+			d.m.Compressed = true
+		}
 		if string(md.Name()) != OfflineMetadata {
 			continue
 		}

@@ -49,9 +49,16 @@ type Arena struct {
 	// Scratch[k] is Problem.Buffers[len(Tensors)+k]: scratch buffers the
 	// runtime places online, around the offline-planned tensors.
 	Scratch []ScratchRequest
-	// Kernels names where Scratch comes from: ReferenceKernels, "recorded
-	// in FILE", or "" when scratch is left out (ArenaOptions.NoScratch).
+	// Kernels names where Scratch comes from: ReferenceKernels,
+	// CMSISNNKernels, "recorded in FILE", or "" when scratch is left out
+	// (ArenaOptions.NoScratch).
 	Kernels string
+	// Target is the device planned for (ArenaOptions.Target).
+	Target Target
+	// Unknown names what optalloc cannot know of the target's scratch
+	// (Model.Scratch): custom operators it has no model of, compressed
+	// tensors. The arena stated may then be smaller than the device's.
+	Unknown []string
 	// ScratchSkipped names the operators whose reference kernel would
 	// refuse the model, so that no scratch is counted for them
 	// (Model.ReferenceScratch).
@@ -86,8 +93,10 @@ type ArenaOptions struct {
 	// requests; RecordedFrom names its file.
 	Recorded     []ScratchRequest
 	RecordedFrom string
-	// PointerBytes is the target's pointer width for the reference kernels'
-	// requests (0: 8, the 64-bit host of tflm_run).
+	// Target is the device planned for: its kernels' scratch requests
+	// (Model.Scratch). The zero Target is the host's reference kernels.
+	Target Target
+	// PointerBytes overrides the target's pointer width when positive.
 	PointerBytes int64
 }
 
@@ -101,7 +110,7 @@ func (m *Model) Arena() (*Arena, error) { return m.ArenaWith(ArenaOptions{}) }
 // planned tensor without a fixed size (STRING, RESOURCE, VARIANT, INT4) is
 // an error naming it.
 func (m *Model) ArenaWith(opt ArenaOptions) (*Arena, error) {
-	a := &Arena{Problem: &model.Problem{Name: m.Name}}
+	a := &Arena{Problem: &model.Problem{Name: m.Name}, Target: opt.Target.orHost()}
 	ids := map[string]int{}
 	for i := range m.Tensors {
 		t := &m.Tensors[i]
@@ -181,15 +190,15 @@ func (a *Arena) addScratch(m *Model, opt ArenaOptions) error {
 	case opt.Recorded != nil:
 		a.Scratch, a.Kernels = opt.Recorded, "recorded in "+opt.RecordedFrom
 	default:
-		ptr := opt.PointerBytes
-		if ptr <= 0 {
-			ptr = 8
+		t := a.Target
+		if opt.PointerBytes > 0 {
+			t.ptr = opt.PointerBytes
 		}
-		reqs, skipped, err := m.ReferenceScratch(ptr)
+		reqs, skipped, unknown, err := m.Scratch(t)
 		if err != nil {
 			return err
 		}
-		a.Scratch, a.Kernels, a.ScratchSkipped = reqs, ReferenceKernels, skipped
+		a.Scratch, a.Kernels, a.ScratchSkipped, a.Unknown = reqs, t.Kernels(), skipped, unknown
 	}
 	used := map[string]bool{}
 	for _, b := range a.Problem.Buffers {

@@ -45,6 +45,10 @@ type Model struct {
 	// OfflineEntries counts the OfflineMemoryAllocation entries (more than
 	// one: TFLite Micro checks each and uses the last).
 	OfflineEntries int
+	// Compressed is true when the model carries CompressionMetadata: a
+	// TFLite Micro built with USE_TFLM_COMPRESSION then asks for
+	// decompression scratch that optalloc does not model.
+	Compressed bool
 
 	data      []byte
 	root      *schema.Model

@@ -2,8 +2,10 @@ package tflite
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
+	"slices"
 
 	flatbuffers "github.com/google/flatbuffers/go"
 
@@ -41,23 +43,37 @@ const MaxScratchPerOp = 12
 const ReferenceKernels = "reference"
 
 // ReferenceScratch lists the scratch requests TFLite Micro's reference
-// kernels make in Prepare, in the order the runtime makes them (subgraph by
-// subgraph, operator by operator: MicroInterpreterGraph::PrepareSubgraphs),
-// each sized as its kernel computes it. pointerBytes is the target's
-// pointer width (ADD_N asks for one pointer per input): 8 on the 64-bit
-// host, 4 on a 32-bit microcontroller. Operators whose reference kernels
-// request no scratch add nothing. An operator whose tensors its reference
-// kernel would refuse (TFLite Micro fails in Prepare) adds nothing either
-// and gets a line in skipped: the model does not run with the reference
-// kernels, so there is no request to model — it may be meant for another
-// kernel library, whose recorded list ReadBufferList reads.
+// kernels make in Prepare: Scratch for the host target with the given
+// pointer width (ADD_N asks for one pointer per input: 8 on the 64-bit
+// host, 4 on a 32-bit microcontroller).
 func (m *Model) ReferenceScratch(pointerBytes int64) (reqs []ScratchRequest, skipped []string, err error) {
+	t, _ := NewTarget(HostTarget, ReferenceKernels)
+	t.ptr = pointerBytes
+	reqs, skipped, _, err = m.Scratch(t)
+	return reqs, skipped, err
+}
+
+// Scratch lists the scratch requests the target's kernels make in Prepare,
+// in the order the runtime makes them (subgraph by subgraph, operator by
+// operator: MicroInterpreterGraph::PrepareSubgraphs), each sized as its
+// kernel computes it: CMSIS-NN's kernels (cmsisnn.go) where the target
+// runs them, the reference kernels' (kernels.go) for every other
+// operator. Operators whose kernels request no scratch add nothing. An
+// operator whose tensors its kernel would refuse (TFLite Micro fails in
+// Prepare) adds nothing either and gets a line in skipped: the model does
+// not run with these kernels, so there is no request to model — it may be
+// meant for another kernel library, whose recorded list ReadBufferList
+// reads. unknown names what optalloc cannot know: custom operators
+// without a kernel it models, and compressed tensors (their decompression
+// scratch).
+func (m *Model) Scratch(t Target) (reqs []ScratchRequest, skipped, unknown []string, err error) {
+	t = t.orHost()
 	// Options tables and custom options are read here for the first time:
 	// a corrupted offset is a malformed file, as in Decode.
 	defer func() {
 		if r := recover(); r != nil {
 			if re, ok := r.(runtime.Error); ok {
-				reqs, skipped, err = nil, nil, &model.InputError{File: m.Name, Msg: fmt.Sprintf(
+				reqs, skipped, unknown, err = nil, nil, nil, &model.InputError{File: m.Name, Msg: fmt.Sprintf(
 					"truncated or corrupted flatbuffer: an operator's options point outside the %d-byte file (%v)", len(m.data), re)}
 				return
 			}
@@ -66,18 +82,22 @@ func (m *Model) ReferenceScratch(pointerBytes int64) (reqs []ScratchRequest, ski
 	}()
 	var sg schema.SubGraph
 	var op schema.Operator
+	customs := map[string]int{}
 	for s := range m.Subgraphs {
 		m.root.Subgraphs(&sg, s)
 		for i := range m.Subgraphs[s].Ops {
 			sg.Operators(&op, i)
 			k := &kernelOp{m: m, s: s, i: i, op: &op}
-			sizes, err := k.scratch(pointerBytes)
+			sizes, known, err := k.scratchFor(t)
 			if err != nil {
-				skipped = append(skipped, fmt.Sprintf("operator %d (%s) of subgraph %d: %v, so TFLite Micro's reference kernel would refuse it; no scratch counted for it", i, k.name(), s, err))
+				skipped = append(skipped, fmt.Sprintf("operator %d (%s) of subgraph %d: %v, so TFLite Micro's %s kernel would refuse it; no scratch counted for it", i, k.name(), s, err, t.Kernels()))
 				continue
 			}
+			if !known {
+				customs[k.name()]++
+			}
 			if len(sizes) > MaxScratchPerOp {
-				return nil, nil, &model.InputError{File: m.Name, Msg: fmt.Sprintf(
+				return nil, nil, nil, &model.InputError{File: m.Name, Msg: fmt.Sprintf(
 					"operator %d (%s) of subgraph %d requests %d scratch buffers, more than TFLite Micro's %d", i, k.name(), s, len(sizes), MaxScratchPerOp)}
 			}
 			sc := m.opScopes[s][i]
@@ -86,7 +106,28 @@ func (m *Model) ReferenceScratch(pointerBytes int64) (reqs []ScratchRequest, ski
 			}
 		}
 	}
-	return reqs, skipped, nil
+	for _, name := range slices.Sorted(maps.Keys(customs)) {
+		unknown = append(unknown, fmt.Sprintf("custom operator %q (%d in the model): optalloc does not know the scratch its kernel requests", name, customs[name]))
+	}
+	if m.Compressed {
+		unknown = append(unknown, "compressed tensors ("+CompressionMetadata+"): a TFLite Micro built with USE_TFLM_COMPRESSION adds decompression scratch that optalloc does not model")
+	}
+	return reqs, skipped, unknown, nil
+}
+
+// scratchFor returns the sizes the operator's kernel on target t
+// requests; known is false for a custom operator optalloc has no model of.
+func (k *kernelOp) scratchFor(t Target) (sizes []int64, known bool, err error) {
+	if t.kernels == CMSISNNKernels {
+		if sizes, ok, err := k.cmsisScratch(t.path); ok {
+			return sizes, true, err
+		}
+	}
+	if k.code() == schema.BuiltinOperatorCUSTOM {
+		return k.customScratch(t.ptr)
+	}
+	sizes, err = k.scratch(t.ptr)
+	return sizes, true, err
 }
 
 // kernelOp is one operator seen as a kernel's Prepare sees it.
@@ -219,13 +260,6 @@ func (k *kernelOp) scratch(ptr int64) ([]int64, error) {
 		return k.transposeConv()
 	case schema.BuiltinOperatorUNIDIRECTIONAL_SEQUENCE_LSTM:
 		return k.lstm()
-	case schema.BuiltinOperatorCUSTOM:
-		switch k.custom() {
-		case "SignalRfft":
-			return k.rfft()
-		case "TFLite_Detection_PostProcess":
-			return k.detectionPostProcess()
-		}
 	}
 	return nil, nil
 }
