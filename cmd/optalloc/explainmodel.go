@@ -43,7 +43,7 @@ func explainModel(e *env, w io.Writer, path string, p *model.Problem, res *solve
 		case "":
 			fmt.Fprint(w, " (scratch left out: --no-scratch)")
 		default:
-			fmt.Fprintf(w, " (%s kernels; TFLite Micro places them online around the offline plan)", t.arena.Kernels)
+			fmt.Fprintf(w, " (%s on %s; TFLite Micro places them online around the offline plan)", kernelsText(t.arena), t.arena.Target.Name())
 		}
 		fmt.Fprintf(w, "; %d constants stay in the flatbuffer, %d variables in the persistent section", consts, vars)
 	} else if scratch > 0 {

@@ -71,7 +71,10 @@ type tfliteInput struct {
 func scratchFlags(c *command, fs *pflag.FlagSet) {
 	if readsInputs[c.name] {
 		fs.Bool("no-scratch", false, "TFLite inputs: plan the tensors alone, without the scratch buffers TFLite Micro's kernels request (the arena stated is then smaller than the device's wherever a kernel asks for scratch)")
-		fs.String("scratch", "", "TFLite inputs: the kernels' scratch requests recorded on the target (CSV id,lower,upper,size as 'tflm_run --dump-buffers' writes; docs/tflite.md shows how to record it on a device) instead of TFLite Micro's reference kernels'")
+		fs.String("scratch", "", "TFLite inputs: the kernels' scratch requests recorded on the target (CSV id,lower,upper,size as 'tflm_run --dump-buffers' writes; docs/tflite.md shows how to record it on a device) instead of the ones optalloc computes for --target")
+		fs.String("target", tflite.HostTarget, "TFLite inputs: the device the arena is for, whose kernels' scratch requests are planned: "+strings.Join(tflite.TargetNames(), ", ")+
+			" (host: TFLite Micro's reference kernels, 64-bit; a Cortex-M: CMSIS-NN's kernels on the code path that CPU takes: plain C on M0/M3, DSP on M4/M7/M33, MVE on M55/M85)")
+		fs.String("kernels", "", "TFLite inputs: the kernel set TFLite Micro is built with, overriding the target's: "+tflite.ReferenceKernels+" | "+tflite.CMSISNNKernels+" (another library, e.g. Xtensa or ESP-NN: record its list and give --scratch)")
 	}
 }
 
@@ -108,6 +111,13 @@ func loadTFLiteBytes(e *env, data []byte, name string) (p *model.Problem, ok boo
 func useTFLite(e *env, path string, m *tflite.Model) (*model.Problem, error) {
 	var opt tflite.ArenaOptions
 	if e.flags.Lookup("no-scratch") != nil {
+		name, _ := e.flags.GetString("target")
+		kernels, _ := e.flags.GetString("kernels")
+		t, err := tflite.NewTarget(name, kernels)
+		if err != nil {
+			return nil, usageErr("--target/--kernels: %v", err)
+		}
+		opt.Target = t
 		opt.NoScratch, _ = e.flags.GetBool("no-scratch")
 		list, _ := e.flags.GetString("scratch")
 		if list != "" && opt.NoScratch {
@@ -132,6 +142,10 @@ func useTFLite(e *env, path string, m *tflite.Model) (*model.Problem, error) {
 		}
 		fmt.Fprintln(e.stderr)
 	}
+	if len(a.Unknown) > 0 && a.Kernels != "" && opt.Recorded == nil {
+		fmt.Fprintf(e.stderr, "warning: %s: %s", m.Name, strings.Join(a.Unknown, "; "))
+		fmt.Fprintf(e.stderr, "; the arena stated for %s may be smaller than the device's: record the device's buffer list and give it with --scratch (docs/tflite.md)\n", a.Target)
+	}
 	e.tflite = &tfliteInput{path: path, model: m, arena: a}
 	return a.Problem, nil
 }
@@ -139,7 +153,7 @@ func useTFLite(e *env, path string, m *tflite.Model) (*model.Problem, error) {
 // checkScratchFlags refuses the scratch flags on inputs that are not
 // TFLite models.
 func checkScratchFlags(e *env, inputs ...string) error {
-	for _, f := range []string{"scratch", "no-scratch"} {
+	for _, f := range []string{"scratch", "no-scratch", "target", "kernels"} {
 		if e.flags.Lookup(f) == nil || !e.flags.Changed(f) {
 			continue
 		}
@@ -160,7 +174,12 @@ func (e *env) online(input string, p *model.Problem) []bool {
 	if t == nil || t.path != input || len(p.Buffers) != len(t.arena.Problem.Buffers) || len(p.PoolList()) > 1 {
 		return nil
 	}
-	return t.arena.Online()
+	if on := t.arena.Online(); on != nil {
+		return on
+	}
+	// No scratch: the device's arena is the tensors' plan, still never
+	// above TFLite Micro's own (device.SolveTFLM keeps its layout then).
+	return make([]bool, len(p.Buffers))
 }
 
 // solveInput solves p; for a TFLite model with scratch buffers it plans
@@ -182,25 +201,63 @@ func tfliteSummary(e *env, input string, out *device.Outcome) (field, line strin
 	if t == nil || t.path != input {
 		return "", ""
 	}
+	target := fmt.Sprintf(" target=%s kernels=%s", t.arena.Target.Name(), kernelsField(t.arena))
 	switch {
 	case t.arena.Kernels == "":
-		return " scratch=none", "tflm: scratch buffers not included (--no-scratch): TFLite Micro adds its kernels' scratch buffers to this arena"
+		line = "tflm: scratch buffers not included (--no-scratch): TFLite Micro adds its kernels' scratch buffers to this arena"
+		if out != nil {
+			line += fmt.Sprintf("; TFLite Micro's own planner, tensors alone: %d", out.TFLMHead)
+		}
+		return " scratch=none" + target, line
 	case out == nil:
-		return fmt.Sprintf(" scratch=%d", len(t.arena.Scratch)), ""
+		return fmt.Sprintf(" scratch=%d", len(t.arena.Scratch)) + target, ""
 	}
-	line = fmt.Sprintf("tflm: arena head %d (the peak above): tensors at the offline plan, %d scratch buffers (%s kernels) placed by TFLite Micro's greedy planner; TFLite Micro's own planner: %d",
-		out.Head, len(t.arena.Scratch), t.arena.Kernels, out.TFLMHead)
+	line = fmt.Sprintf("tflm: arena head %d (the peak above) on %s: tensors at the offline plan, %d scratch buffers (%s) placed by TFLite Micro's greedy planner; TFLite Micro's own planner: %d",
+		out.Head, t.arena.Target.Name(), len(t.arena.Scratch), kernelsText(t.arena), out.TFLMHead)
 	if out.Fallback {
 		line += "; optalloc's layouts gave more once the scratch was placed, so TFLite Micro's own tensor offsets are kept"
 	}
-	return fmt.Sprintf(" scratch=%d", len(t.arena.Scratch)), line
+	return fmt.Sprintf(" scratch=%d", len(t.arena.Scratch)) + target, line
+}
+
+// kernelsField is the summary's kernels= value: the kernel set, or
+// "recorded" for a --scratch list, "none" with --no-scratch.
+func kernelsField(a *tflite.Arena) string {
+	switch {
+	case a.Kernels == "":
+		return "none"
+	case strings.HasPrefix(a.Kernels, "recorded"):
+		return "recorded"
+	}
+	return a.Kernels
+}
+
+// kernelsText says where the scratch requests come from: "cmsis-nn
+// kernels, DSP path", "reference kernels", "recorded in FILE".
+func kernelsText(a *tflite.Arena) string {
+	switch {
+	case a.Kernels == "" || strings.HasPrefix(a.Kernels, "recorded"):
+		return a.Kernels
+	case a.Kernels == tflite.CMSISNNKernels:
+		return fmt.Sprintf("%s kernels, %s path", a.Kernels, a.Target.CodePath())
+	}
+	return a.Kernels + " kernels"
 }
 
 // tfliteJSON is plan --json's account of a TFLite input's arena.
 type tfliteJSON struct {
-	// Kernels names the scratch requests planned ("reference", "recorded
-	// in FILE"), "" when scratch is left out (--no-scratch).
+	// Target names the device planned for (--target) and CodePath the
+	// code path CMSIS-NN takes there ("plain C", "DSP", "MVE"; empty for
+	// other kernels).
+	Target   string `json:"target"`
+	CodePath string `json:"code_path,omitempty"`
+	// Kernels names the scratch requests planned ("reference",
+	// "cmsis-nn", "recorded in FILE"), "" when scratch is left out
+	// (--no-scratch).
 	Kernels string `json:"kernels"`
+	// Unknown names what optalloc cannot know of the device's scratch
+	// (custom operators it has no model of, compressed tensors).
+	Unknown []string `json:"unknown_scratch,omitempty"`
 	// Scratch counts the scratch buffers planned.
 	Scratch int `json:"scratch_buffers"`
 	// TFLMHead is the head TFLite Micro's own planner makes of the same
@@ -214,7 +271,13 @@ func tfliteReport(e *env, input string, out *device.Outcome) *tfliteJSON {
 	if t == nil || t.path != input {
 		return nil
 	}
-	j := &tfliteJSON{Kernels: t.arena.Kernels, Scratch: len(t.arena.Scratch)}
+	j := &tfliteJSON{Target: t.arena.Target.Name(), Kernels: t.arena.Kernels, Scratch: len(t.arena.Scratch)}
+	if t.arena.Kernels == tflite.CMSISNNKernels {
+		j.CodePath = t.arena.Target.CodePath()
+	}
+	if !strings.HasPrefix(t.arena.Kernels, "recorded") {
+		j.Unknown = t.arena.Unknown
+	}
 	if out != nil {
 		h := out.TFLMHead
 		j.TFLMHead, j.Fallback = &h, out.Fallback

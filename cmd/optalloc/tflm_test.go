@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -247,5 +248,101 @@ func TestFallbackOnARealModel(t *testing.T) {
 		r := runTFLM(t, out)
 		require.True(t, r.OK, r.Text)
 		assert.Equal(t, int64(672), r.Head)
+	}
+}
+
+// tflmCortexM is TFLite Micro built for emulated Cortex-M CPUs with the
+// kernels products ship (../shared/tflm-cortexm).
+const tflmCortexM = "../../../shared/tflm-cortexm"
+
+// TestPlannedModelsOnCortexM plans every shared model for each emulated
+// Cortex-M device (--target, CMSIS-NN kernels), default method and an
+// explicit one, writes it and runs it there: outputs identical to the
+// model alone, every offline offset honoured, the device's head exactly
+// the peak stated and never above TFLite Micro's own planner on that
+// device — which the summary's tflm: line states.
+func TestPlannedModelsOnCortexM(t *testing.T) {
+	devs, why := tflmrun.Devices(tflmCortexM)
+	if len(devs) == 0 {
+		t.Skip(why)
+	}
+	shared, _ := filepath.Glob(filepath.Join(sharedTFLite, "*.tflite"))
+	require.NotEmpty(t, shared, "no shared models")
+	for _, d := range devs {
+		if d.Kernels != "cmsis-nn" {
+			continue
+		}
+		t.Run(d.Target, func(t *testing.T) {
+			ran := 0
+			for _, in := range shared {
+				orig, err := tflmrun.Run(d.Bin, in)
+				require.NoError(t, err)
+				if !orig.OK {
+					continue // the device has no kernel for it (an NPU operator)
+				}
+				ran++
+				for _, method := range []string{"auto", "freelist"} {
+					t.Run(filepath.Base(in)+"/"+method, func(t *testing.T) {
+						out := filepath.Join(t.TempDir(), "planned.tflite")
+						code, _, stderr := cli(t, "", "plan", in, "--target", d.Target, "--method", method, "-o", out, "--time-limit", "5s")
+						require.Equal(t, 0, code, stderr)
+						assert.Contains(t, stderr, "target="+d.Target+" kernels=cmsis-nn")
+						assert.Contains(t, stderr, fmt.Sprintf("TFLite Micro's own planner: %d", orig.Head))
+						run, err := tflmrun.Run(d.Bin, out)
+						require.NoError(t, err)
+						require.True(t, run.OK, run.Text)
+						assert.Equal(t, orig.Outputs, run.Outputs, "outputs differ")
+						assert.Equal(t, 0, run.Mismatched, "offline offsets not honoured")
+						assert.Equal(t, run.Head, statedPeak(t, stderr), "stated peak is not the device's head")
+						assert.LessOrEqual(t, run.Head, orig.Head, "above TFLite Micro's own planner on the device")
+					})
+				}
+			}
+			assert.NotZero(t, ran)
+		})
+	}
+}
+
+// TestTargetFlags: --target and --kernels name what a figure is for in the
+// summary and in --json, and a wrong name is one usage line, exit 2.
+func TestTargetFlags(t *testing.T) {
+	in := needTFLite(t, "trained_lstm_int8.tflite")
+	tests := []struct {
+		args             []string
+		summary, jsonOut string
+	}{
+		{nil, "target=host kernels=reference", `"target": "host"`},
+		{[]string{"--target", "cortex-m4"}, "target=cortex-m4 kernels=cmsis-nn", `"code_path": "DSP"`},
+		{[]string{"--target", "m55"}, "target=cortex-m55 kernels=cmsis-nn", `"code_path": "MVE"`},
+		{[]string{"--target", "cortex-m0"}, "target=cortex-m0 kernels=cmsis-nn", `"code_path": "plain C"`},
+		{[]string{"--target", "cortex-m4", "--kernels", "reference"}, "target=cortex-m4 kernels=reference", `"kernels": "reference"`},
+		{[]string{"--target", "cortex-m7", "--no-scratch"}, "target=cortex-m7 kernels=none", `"kernels": ""`},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, stdout, stderr := cli(t, "", append([]string{"plan", in, "--json", "--time-limit", "2s"}, tc.args...)...)
+			require.Equal(t, 0, code, stderr)
+			assert.Contains(t, stderr, tc.summary)
+			assert.Contains(t, stdout, tc.jsonOut)
+			assert.Contains(t, stdout, `"tflm_own_head"`)
+		})
+	}
+	// The CMSIS-NN LSTM asks for 3 gate buffers, the reference one for 4.
+	_, _, ref := cli(t, "", "plan", in, "--target", "cortex-m4", "--kernels", "reference", "--explain")
+	assert.Contains(t, ref, "scratch=4 ")
+	_, stdout, cm := cli(t, "", "plan", in, "--target", "cortex-m4", "--explain")
+	assert.Contains(t, cm, "scratch=3 ")
+	assert.Contains(t, stdout, "(cmsis-nn kernels, DSP path on cortex-m4;")
+
+	for _, bad := range [][]string{
+		{"plan", in, "--target", "cortex-m99"},
+		{"plan", in, "--kernels", "xtensa"},
+		{"plan", "../../examples/tiny-cnn.csv", "--target", "cortex-m4"},
+	} {
+		out := filepath.Join(t.TempDir(), "plan.csv")
+		code, _, stderr := cli(t, "", append(bad, "-o", out)...)
+		assert.Equal(t, 2, code, stderr)
+		assert.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, stderr)
+		assert.NoFileExists(t, out)
 	}
 }

@@ -14,6 +14,7 @@ type tspec struct {
 	typ      schema.TensorType
 	constant bool
 	variable bool
+	quant    *schema.QuantizationParametersT
 }
 
 type ospec struct {
@@ -43,13 +44,17 @@ func buildModel(subgraphs ...gspec) []byte {
 	for _, g := range subgraphs {
 		sg := &schema.SubGraphT{Inputs: g.in, Outputs: g.out}
 		for _, t := range g.tensors {
-			tt := &schema.TensorT{Name: t.name, Shape: t.shape, Type: t.typ, IsVariable: t.variable}
+			tt := &schema.TensorT{Name: t.name, Shape: t.shape, Type: t.typ, IsVariable: t.variable, Quantization: t.quant}
 			if t.constant {
 				n := int64(1)
 				for _, d := range t.shape {
 					n *= int64(d)
 				}
-				m.Buffers = append(m.Buffers, &schema.BufferT{Data: make([]byte, n*typeWidth(t.typ))})
+				bytes := n * typeWidth(t.typ)
+				if t.typ == schema.TensorTypeINT4 {
+					bytes = (n + 1) / 2 // packed, two to a byte
+				}
+				m.Buffers = append(m.Buffers, &schema.BufferT{Data: make([]byte, bytes)})
 				tt.Buffer = uint32(len(m.Buffers) - 1)
 			}
 			sg.Tensors = append(sg.Tensors, tt)

@@ -106,6 +106,9 @@ func (m *Model) Scratch(t Target) (reqs []ScratchRequest, skipped, unknown []str
 			}
 		}
 	}
+	if n := m.countCustom(EthosUOperator); n > 0 && t.name == HostTarget {
+		unknown = append(unknown, fmt.Sprintf("custom operator %q (%d in the model) runs only on a Cortex-M with an Ethos-U NPU, not on the host: its driver arrays are counted here with the host's 64-bit pointers; name the device's CPU with --target (cortex-m55 for Corstone-300)", EthosUOperator, n))
+	}
 	for _, name := range slices.Sorted(maps.Keys(customs)) {
 		unknown = append(unknown, fmt.Sprintf("custom operator %q (%d in the model): optalloc does not know the scratch its kernel requests", name, customs[name]))
 	}
@@ -262,4 +265,22 @@ func (k *kernelOp) scratch(ptr int64) ([]int64, error) {
 		return k.lstm()
 	}
 	return nil, nil
+}
+
+// countCustom counts the operators of a custom code.
+func (m *Model) countCustom(code string) int {
+	n := 0
+	var sg schema.SubGraph
+	var op schema.Operator
+	for s := range m.Subgraphs {
+		m.root.Subgraphs(&sg, s)
+		for i := range m.Subgraphs[s].Ops {
+			sg.Operators(&op, i)
+			k := &kernelOp{m: m, s: s, i: i, op: &op}
+			if k.code() == schema.BuiltinOperatorCUSTOM && k.custom() == code {
+				n++
+			}
+		}
+	}
+	return n
 }
