@@ -51,6 +51,7 @@ func main() {
 		return err
 	})
 	tflm := flag.String("tflm", "../shared/tflm/tflm_run", "with -models: TFLite Micro's host runtime, to report the heads it uses (skipped when absent)")
+	devices := flag.String("devices", "", "with -models: the emulated Cortex-M builds (../shared/tflm-cortexm): write the devices table instead (TFLite models planned with --target for the host and each Cortex-M, run there)")
 	models := flag.String("models", "", "the shared models folder: plan its model files (and the model files given as arguments) with tflite-greedy and auto instead of the benchmark corpus")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -58,7 +59,9 @@ func main() {
 	meta := corpus.Meta{Command: report.CommandLine("go run ./benchmarks/cmd/results", os.Args[1:]), Date: time.Now(), Machine: report.Machine(), GoVersion: runtime.Version(),
 		Revision: report.Revision(), TimeLimit: *limit, Workers: *threads, Note: *note}
 	var err error
-	if *models != "" {
+	if *models != "" && *devices != "" {
+		err = devicesTable(ctx, *models, flag.Args(), *tflm, *devices, *limit, *out, *readme, meta)
+	} else if *models != "" {
 		bin, _ := tflmrun.Find(*tflm)
 		err = modelsTable(ctx, *models, flag.Args(), modelsConfig{dims: dims, limit: *limit, tflm: bin}, *out, *readme, meta)
 	} else {
