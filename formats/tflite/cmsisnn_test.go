@@ -1,8 +1,12 @@
 package tflite
 
 import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -203,5 +207,85 @@ func TestUnknownScratchIsReported(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, a.Unknown, 1)
 		assert.Contains(t, a.Unknown[0], `custom operator "MyVendorOp" (1 in the model)`)
+	}
+}
+
+// randomConvModels are n convolutions and depthwise convolutions of random
+// shapes, strides, dilations, paddings and types (a fixed seed).
+func randomConvModels(n int, seed uint64) map[string][]gspec {
+	r := rand.New(rand.NewPCG(seed, 0))
+	pick := func(v ...int32) int32 { return v[r.IntN(len(v))] }
+	out := map[string][]gspec{}
+	for len(out) < n {
+		c := convSpec{act: schema.TensorTypeINT8, depthwise: r.IntN(2) == 0,
+			stride: [2]int32{pick(1, 1, 2, 3), pick(1, 1, 2)}, dilation: [2]int32{pick(1, 1, 1, 2), pick(1, 1, 2)}}
+		if r.IntN(4) == 0 {
+			c.act = schema.TensorTypeINT16
+		} else if r.IntN(4) == 0 {
+			c.filterType = schema.TensorTypeINT4
+		}
+		h, w := pick(1, 1, 3, 5, 8), pick(4, 7, 9, 16)
+		ic := pick(1, 2, 3, 4, 8, 20)
+		fh, fw := pick(1, 1, 2, 3, 5), pick(1, 2, 3, 4, 5)
+		if h == 1 {
+			fh, c.dilation[1] = 1, 1
+		}
+		c.pad = schema.PaddingSAME
+		if r.IntN(2) == 0 {
+			c.pad = schema.PaddingVALID
+		}
+		size := func(in, f, s, d int32) int32 {
+			if c.pad == schema.PaddingSAME {
+				return (in + s - 1) / s
+			}
+			return (in + s - ((f-1)*d + 1)) / s
+		}
+		oh, ow := size(h, fh, c.stride[1], c.dilation[1]), size(w, fw, c.stride[0], c.dilation[0])
+		if oh <= 0 || ow <= 0 {
+			continue
+		}
+		oc := pick(1, 3, 4, 8, 16)
+		c.in = []int32{1, h, w, ic}
+		if c.depthwise {
+			oc = ic * pick(1, 1, 2, 8)
+			c.filter = []int32{1, fh, fw, oc}
+		} else {
+			c.filter = []int32{oc, fh, fw, ic}
+		}
+		c.out = []int32{1, oh, ow, oc}
+		out[fmt.Sprintf("random%02d", len(out))] = convModel(c)
+	}
+	return out
+}
+
+// TestRandomConvScratchMatchesDevices: random convolutions, each run on
+// every emulated device: the requests optalloc computes equal the list
+// the device's planner got.
+func TestRandomConvScratchMatchesDevices(t *testing.T) {
+	devs := cortexMDevices(t)
+	dir := t.TempDir()
+	models := randomConvModels(24, 40)
+	for _, name := range slices.Sorted(maps.Keys(models)) {
+		path := filepath.Join(dir, name+".tflite")
+		require.NoError(t, os.WriteFile(path, buildModel(models[name]...), 0o644))
+		m, err := ReadFile(path)
+		require.NoError(t, err)
+		for _, d := range devs {
+			target, err := NewTarget(d.Target, d.Kernels)
+			require.NoError(t, err)
+			list := filepath.Join(dir, "buffers.csv")
+			_ = os.Remove(list)
+			r, err := tflmrun.Run(d.Bin, path, "--dump-buffers", list)
+			require.NoError(t, err)
+			rec, err := ReadBufferList(list, m)
+			require.NoError(t, err, "%s on %s:\n%s", name, d.Bin, r.Text)
+			reqs, skipped, _, err := m.Scratch(target)
+			require.NoError(t, err)
+			require.Empty(t, skipped)
+			require.Len(t, reqs, len(rec), "%s on %s", name, d.Target)
+			for k := range rec {
+				assert.Equal(t, rec[k].Bytes, alignUp(reqs[k].Bytes), "%s on %s %s: s%d", name, d.Target, d.Kernels, k)
+			}
+		}
 	}
 }
