@@ -409,7 +409,7 @@ func verifyOffline(ctx context.Context, e *env, path string) error {
 		}
 	}
 	if arena, ok := tflmArena(ctx, full); ok {
-		fmt.Fprintf(e.stdout, "arena with TFLite Micro's greedy planner placing the rest: %d bytes\n", arena)
+		fmt.Fprintf(e.stdout, "arena with TFLite Micro's greedy planner placing the rest: %d bytes (%s on %s)\n", arena, kernelsText(a), a.Target.Name())
 	}
 	if len(vs) > 0 {
 		return failure("the offline plan is invalid: %d violations", len(vs))
