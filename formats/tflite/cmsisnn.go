@@ -119,31 +119,41 @@ func (k *kernelOp) convInputs() (in, filter, out *Tensor, err error) {
 	return
 }
 
+// convOperands is a convolution's tensors, checked as conv.cc and
+// depthwise_conv.cc check them, and their shapes as cmsis_nn_dims.
+type convOperands struct {
+	in, filter, out *Tensor
+	id, fd, od      cmsisnn.Dims
+}
+
+func (k *kernelOp) convOperands() (c convOperands, err error) {
+	if c.in, c.filter, c.out, err = k.convInputs(); err != nil {
+		return c, err
+	}
+	if err = convTypes(c.in, c.filter, c.out, true); err != nil {
+		return c, err
+	}
+	if c.id, err = nhwc(c.in); err != nil {
+		return c, err
+	}
+	if c.fd, err = nhwc(c.filter); err != nil {
+		return c, err
+	}
+	c.od, err = nhwc(c.out)
+	return c, err
+}
+
 // cmsisConv follows conv.cc (Prepare): an int8 input asks for
 // arm_convolve_wrapper_s8_get_buffer_size, an int16 input for
 // arm_convolve_wrapper_s16_get_buffer_size (Prepare reads the bias as an
 // output, finds none, and so takes the int16 path whatever the bias), when
 // positive.
 func (k *kernelOp) cmsisConv(path cmsisnn.Path) ([]int64, error) {
-	in, filter, out, err := k.convInputs()
+	c, err := k.convOperands()
 	if err != nil {
 		return nil, err
 	}
-	if err := convTypes(in, filter, out, true); err != nil {
-		return nil, err
-	}
-	id, err := nhwc(in)
-	if err != nil {
-		return nil, err
-	}
-	fd, err := nhwc(filter)
-	if err != nil {
-		return nil, err
-	}
-	od, err := nhwc(out)
-	if err != nil {
-		return nil, err
-	}
+	in, id, fd, od := c.in, c.id, c.fd, c.od
 	if fd.C <= 0 || id.C%fd.C != 0 {
 		return nil, fmt.Errorf("%d input channels are not a multiple of the filter's %d", id.C, fd.C)
 	}
@@ -197,25 +207,11 @@ func positive(size int64) []int64 {
 // path's one-input-channel case reads it, to tell a 1×N convolution):
 // the operator's stride is taken there.
 func (k *kernelOp) cmsisDepthwise(path cmsisnn.Path) ([]int64, error) {
-	in, filter, out, err := k.convInputs()
+	c, err := k.convOperands()
 	if err != nil {
 		return nil, err
 	}
-	if err := convTypes(in, filter, out, true); err != nil {
-		return nil, err
-	}
-	id, err := nhwc(in)
-	if err != nil {
-		return nil, err
-	}
-	fd, err := nhwc(filter)
-	if err != nil {
-		return nil, err
-	}
-	od, err := nhwc(out)
-	if err != nil {
-		return nil, err
-	}
+	in, filter, out, id, fd, od := c.in, c.filter, c.out, c.id, c.fd, c.od
 	if in.Type != "INT8" {
 		return nil, nil
 	}
@@ -308,15 +304,7 @@ func (k *kernelOp) cmsisFullyConnected(path cmsisnn.Path) ([]int64, error) {
 // for arm_fully_connected_s8_get_buffer_size of the output's shape (an
 // int32 per output column on the MVE path), when positive.
 func (k *kernelOp) cmsisBatchMatMul(path cmsisnn.Path) ([]int64, error) {
-	lhs, err := k.in(0)
-	if err != nil {
-		return nil, err
-	}
-	rhs, err := k.in(1)
-	if err != nil {
-		return nil, err
-	}
-	out, err := k.out(0)
+	lhs, rhs, out, err := k.convInputs() // inputs 0 and 1, output 0
 	if err != nil {
 		return nil, err
 	}
