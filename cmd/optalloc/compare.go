@@ -153,6 +153,9 @@ func loadInstances(e *env, args []string) ([]corpus.Instance, error) {
 		// method's arena is the device's (read now: the next input
 		// replaces what e.online reads).
 		insts = append(insts, corpus.Instance{Name: a, Problem: p, Online: e.online(a, p)})
+		if t := e.tflite; t != nil && t.path == a && e.online(a, p) != nil {
+			fmt.Fprintf(e.stderr, "tflm: %s: every arena is the device's head on %s (%s)\n", a, t.arena.Target.Name(), kernelsText(t.arena))
+		}
 	}
 	return insts, nil
 }
