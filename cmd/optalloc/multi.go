@@ -1,0 +1,425 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/optalloc/optalloc/device"
+	"github.com/optalloc/optalloc/formats/tflite"
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/multi"
+	"github.com/optalloc/optalloc/solve"
+	"github.com/optalloc/optalloc/verify"
+)
+
+// multiFlags declares the flags of plan with several models.
+func multiFlags(fs *pflag.FlagSet) {
+	fs.StringArray("handoff", nil, "several models: A:outputI=B:inputJ makes model A's output I and model B's input J one buffer (no copy); A runs before B; repeat for more")
+}
+
+// multiPlanHelp is plan's help on several models.
+const multiPlanHelp = `
+
+Several .tflite models (plan A.tflite B.tflite ... -o DIR/) are planned as
+one arena shared on one TFLite Micro MicroAllocator (several interpreters
+on one allocator): --schedule serial (default: one after another, in the
+order given), concurrent (all at once), or a schedule FILE (one stage per
+line, run from the top; the models on one line run together; models named
+by file name without .tflite, or #K). Every model is written to DIR/ with
+its own offline plan, relative to the shared arena; the summary gives the
+shared head, its lower bound and status for the whole. --handoff
+A:output0=B:input0 makes the two tensors one buffer. docs/tflite.md says
+more.`
+
+// isMultiPlan reports whether the command is plan with several inputs.
+func isMultiPlan(e *env, args []string) bool {
+	return len(args) > 1 && e.flags.Lookup("handoff") != nil
+}
+
+// guardMultiFiles checks plan's files with several models before the
+// command runs: -o names a folder, and --schedule, when a file, is an
+// input.
+func guardMultiFiles(e *env, args []string) error {
+	out, _ := e.flags.GetString("output")
+	if out == "" {
+		return nil
+	}
+	if out == "-" {
+		return usageErr("-o -: several models are written to a folder (-o DIR/)")
+	}
+	if fi, err := os.Stat(out); err == nil && !fi.IsDir() {
+		return usageErr("-o %s: with several models, -o names a folder (DIR/) that gets one model file each", out)
+	}
+	return nil
+}
+
+// multiInput is one model of a multi-model plan.
+type multiInput struct {
+	path, name, out string
+	model           *tflite.Model
+	arena           *tflite.Arena
+}
+
+// runPlanMulti plans several .tflite models on one arena.
+func runPlanMulti(ctx context.Context, e *env, args []string) error {
+	fs := e.flags
+	for _, f := range []string{"pool", "capacity", "svg", "html", "scratch", "max-blocks"} {
+		if fs.Lookup(f) != nil && fs.Changed(f) {
+			return usageErr("--%s is not available with several models", f)
+		}
+	}
+	if l, _ := fs.GetString("layout"); l == "blocks" {
+		return usageErr("--layout blocks is not available with several models")
+	}
+	for _, a := range args {
+		if !isTFLitePath(a) {
+			return usageErr("several models: %s is not a .tflite model (several inputs are .tflite models, planned on one TFLite Micro arena)", a)
+		}
+	}
+	limit, _ := fs.GetDuration("time-limit")
+	method, _ := fs.GetString("method")
+	out, _ := fs.GetString("output")
+	asJSON, _ := fs.GetBool("json")
+	quiet, _ := fs.GetBool("quiet")
+	threads, _ := fs.GetInt("threads")
+	seed, _ := fs.GetInt64("seed")
+	noScratch, _ := fs.GetBool("no-scratch")
+	if limit < 0 || threads < 0 {
+		return usageErr("--time-limit and --threads must not be negative")
+	}
+	ins, err := readMultiInputs(e, args, out, noScratch)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(ins))
+	models := make([]multi.Model, len(ins))
+	for k, in := range ins {
+		names[k] = in.name
+		models[k] = multi.FromTFLite(in.name, in.model, in.arena)
+	}
+	sched, schedName, err := multiSchedule(fs, names)
+	if err != nil {
+		return err
+	}
+	var hs []multi.Handoff
+	specs, _ := fs.GetStringArray("handoff")
+	for _, s := range specs {
+		h, err := parseHandoff(s, names)
+		if err != nil {
+			return err
+		}
+		hs = append(hs, h)
+	}
+	c, err := multi.Combine(models, sched, multi.Options{Handoffs: hs})
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	opt := solve.Options{Method: method, TimeLimit: remaining(e, limit), Threads: threads, Seed: seed}
+	res, dev, err := multi.SolveTFLM(ctx, c, opt)
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "unknown method") {
+			return usageErr("%v", err)
+		}
+		return failure("%v", err)
+	}
+	if out != "" {
+		if err := writeMultiModels(ctx, e, ins, c, res.Plan); err != nil {
+			return err
+		}
+	}
+	elapsed := time.Since(e.start)
+	if on, _ := fs.GetBool("explain"); on {
+		w := e.stdout
+		if asJSON {
+			w = e.stderr
+		}
+		explainMulti(w, ins, c, res, dev)
+	}
+	if !quiet {
+		scratch := 0
+		for _, in := range ins {
+			scratch += len(in.arena.Scratch)
+		}
+		fmt.Fprintf(e.stderr, "peak=%d lower_bound=%d gap=%.2f%% status=%s method=%s time=%.3fs models=%d schedule=%s scratch=%d\n",
+			res.Peak, res.LowerBound, res.Gap(), res.Status, res.Method, elapsed.Seconds(), len(ins), schedName, scratch)
+		fmt.Fprintln(e.stderr, multiTFLMLine(ins, dev, noScratch))
+	}
+	if asJSON {
+		j := multiJSON{Inputs: args, Schedule: schedName, Buffers: len(c.Problem.Buffers), Peak: res.Peak,
+			LowerBound: res.LowerBound, Gap: res.Gap(), Status: res.Status, Method: res.Method,
+			Seconds: elapsed.Seconds(), Output: out, TFLMOwnShared: dev.OwnShared, TFLMOwnSafe: dev.OwnSafe,
+			Candidate: dev.Candidate}
+		for k, in := range ins {
+			mj := multiModelJSON{Name: in.name, Input: in.path, Head: dev.ModelHeads[k], TFLMOwnHead: dev.OwnHeads[k]}
+			if out != "" {
+				mj.Output = in.out
+			}
+			j.Models = append(j.Models, mj)
+		}
+		for _, h := range c.Handoffs {
+			j.Handoffs = append(j.Handoffs, h.FromName+" = "+h.ToName)
+		}
+		return writeJSON(e.stdout, j)
+	}
+	return nil
+}
+
+// multiJSON is plan --json with several models.
+type multiJSON struct {
+	Inputs        []string         `json:"inputs"`
+	Schedule      string           `json:"schedule"`
+	Buffers       int              `json:"buffers"`
+	Peak          int64            `json:"peak"`
+	LowerBound    int64            `json:"lower_bound"`
+	Gap           float64          `json:"gap_percent"`
+	Status        solve.Status     `json:"status"`
+	Method        string           `json:"method"`
+	Candidate     string           `json:"layout"`
+	Seconds       float64          `json:"time_seconds"`
+	Output        string           `json:"output,omitempty"`
+	TFLMOwnShared int64            `json:"tflm_own_shared_head"`
+	TFLMOwnSafe   int64            `json:"tflm_own_head_concurrent_apart"`
+	Models        []multiModelJSON `json:"models"`
+	Handoffs      []string         `json:"handoffs,omitempty"`
+}
+
+type multiModelJSON struct {
+	Name        string `json:"name"`
+	Input       string `json:"input"`
+	Output      string `json:"output,omitempty"`
+	Head        int64  `json:"head"`
+	TFLMOwnHead int64  `json:"tflm_own_head"`
+}
+
+// readMultiInputs reads every model, names it by its file name (without
+// .tflite; a repeated name gets "_2", "_3") and chooses its output file in
+// the folder out.
+func readMultiInputs(e *env, args []string, out string, noScratch bool) ([]*multiInput, error) {
+	used := map[string]bool{}
+	var ins []*multiInput
+	for _, path := range args {
+		if path == "-" {
+			return nil, usageErr("several models are read from files, not standard input")
+		}
+		m, err := tflite.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		a, err := m.ArenaWith(tflite.ArenaOptions{NoScratch: noScratch})
+		if err != nil {
+			return nil, err
+		}
+		if len(a.ScratchSkipped) > 0 {
+			fmt.Fprintf(e.stderr, "warning: %s: %s\n", path, a.ScratchSkipped[0])
+		}
+		base := filepath.Base(path)
+		name := base[:len(base)-len(filepath.Ext(base))]
+		for n := 2; used[name]; n++ {
+			name = base[:len(base)-len(filepath.Ext(base))] + "_" + strconv.Itoa(n)
+		}
+		used[name] = true
+		in := &multiInput{path: path, name: name, model: m, arena: a}
+		if out != "" {
+			in.out = filepath.Join(out, name+".tflite")
+			if err := checkNotInput(in.out, args); err != nil {
+				return nil, err
+			}
+		}
+		ins = append(ins, in)
+	}
+	return ins, nil
+}
+
+// checkNotInput refuses an output that is one of the inputs or no regular
+// file.
+func checkNotInput(out string, inputs []string) error {
+	ofi, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	if !ofi.Mode().IsRegular() {
+		return usageErr("cannot write %s: not a regular file", out)
+	}
+	for _, in := range inputs {
+		if ifi, err := os.Stat(in); err == nil && os.SameFile(ofi, ifi) {
+			return usageErr("the output %s is the input %s (the same file); write the models to another folder", out, in)
+		}
+	}
+	return nil
+}
+
+// multiSchedule reads --schedule: serial (default), concurrent or a file.
+func multiSchedule(fs *pflag.FlagSet, names []string) (multi.Schedule, string, error) {
+	s, _ := fs.GetString("schedule")
+	switch s {
+	case "", "serial":
+		return multi.Serial(len(names)), "serial", nil
+	case "concurrent":
+		return multi.Concurrent(len(names)), "concurrent", nil
+	}
+	if fi, err := os.Stat(s); err != nil || !fi.Mode().IsRegular() {
+		return multi.Schedule{}, "", usageErr("--schedule %s: want serial, concurrent or a schedule file", s)
+	}
+	sched, err := multi.ReadScheduleFile(s, names)
+	return sched, s, err
+}
+
+// parseHandoff reads A:outputI=B:inputJ.
+func parseHandoff(s string, names []string) (multi.Handoff, error) {
+	bad := func(why string) error {
+		return usageErr("--handoff %q: %s (want MODEL:outputI=MODEL:inputJ; models: %s)", s, why, strings.Join(names, ", "))
+	}
+	from, to, ok := strings.Cut(s, "=")
+	if !ok {
+		return multi.Handoff{}, bad("no '='")
+	}
+	side := func(p, kind string) (int, int, error) {
+		i := strings.LastIndex(p, ":")
+		if i < 0 {
+			return 0, 0, bad("no ':' in " + strconv.Quote(p))
+		}
+		k := slices.Index(names, p[:i])
+		if k < 0 {
+			return 0, 0, bad("unknown model " + strconv.Quote(p[:i]))
+		}
+		port, ok := strings.CutPrefix(p[i+1:], kind)
+		n, err := strconv.Atoi(port)
+		if !ok || err != nil || n < 0 {
+			return 0, 0, bad(strconv.Quote(p[i+1:]) + " is not " + kind + "N")
+		}
+		return k, n, nil
+	}
+	var h multi.Handoff
+	var err error
+	if h.From, h.Output, err = side(from, "output"); err != nil {
+		return h, err
+	}
+	if h.To, h.Input, err = side(to, "input"); err != nil {
+		return h, err
+	}
+	return h, nil
+}
+
+// writeMultiModels writes every model with its part of the shared plan as
+// its offline plan. Each copy is read back first: its offsets must be the
+// plan's, and the runtime's placement of its scratch around them must give
+// back the plan's placement of that model.
+func writeMultiModels(ctx context.Context, e *env, ins []*multiInput, c *multi.Combined, pl *model.Plan) error {
+	if vs := verify.Check(c.Problem, pl); len(vs) > 0 {
+		return fmt.Errorf("the shared plan is rejected by the verifier: %v (a bug)", vs[0])
+	}
+	out, _ := e.flags.GetString("output")
+	if err := os.MkdirAll(out, 0o777); err != nil {
+		return usageErr("cannot write to %s: %v", out, err)
+	}
+	plans := c.Split(pl)
+	for k, in := range ins {
+		off, err := in.arena.OfflinePlan(in.model, plans[k])
+		if err != nil {
+			return err
+		}
+		data, err := in.model.WithOfflinePlan(off)
+		if err != nil {
+			return fmt.Errorf("%s: %v", in.out, err)
+		}
+		back, err := tflite.Decode(data, in.out)
+		if err != nil || back.Offline == nil || !slices.Equal(back.Offline.Offsets, off.Offsets) {
+			return fmt.Errorf("%s: the written model does not read back with its plan (a bug)", in.out)
+		}
+		got := planFromOffsets(in.arena, back.Offline.Offsets)
+		dev, err := device.Simulate(context.WithoutCancel(ctx), in.arena.Problem, in.arena.Online(), got)
+		if err != nil {
+			return err
+		}
+		for i := range dev.Placements {
+			if dev.Placements[i].Offset != plans[k].Placements[i].Offset && in.arena.Problem.Buffers[i].Size > 0 {
+				return fmt.Errorf("%s: the runtime would place buffer %s at %d, not at the planned %d (a bug)", in.out, in.arena.Problem.Buffers[i].ID, dev.Placements[i].Offset, plans[k].Placements[i].Offset)
+			}
+		}
+		if err := writeOutput(e, in.out, func(w io.Writer) error {
+			_, err := io.Copy(w, bytes.NewReader(data))
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// multiTFLMLine is the summary's line on the shared TFLite Micro arena.
+func multiTFLMLine(ins []*multiInput, dev *multi.TFLMOutcome, noScratch bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tflm: shared head %d (every model's offsets from the arena's start; TFLite Micro reserves the largest model's head); heads:", dev.Head)
+	for k, in := range ins {
+		fmt.Fprintf(&b, " %s=%d", in.name, dev.ModelHeads[k])
+	}
+	fmt.Fprintf(&b, "; TFLite Micro's own planner on one allocator: %d", dev.OwnShared)
+	if dev.OwnSafe != dev.OwnShared {
+		fmt.Fprintf(&b, " (unsafe: it overlays models that run at the same time; kept apart, one allocator each: %d)", dev.OwnSafe)
+	}
+	b.WriteString("; each model's persistent tail (tensor structs, kernel state) comes on top, from the arena's end, in allocation order (tools/tflm_multi measures them)")
+	if noScratch {
+		b.WriteString("; scratch buffers not included (--no-scratch)")
+	}
+	return b.String()
+}
+
+// explainMulti says which models share bytes over time, which are kept
+// apart, the handoffs, and the weights byte-identical across models.
+func explainMulti(w io.Writer, ins []*multiInput, c *multi.Combined, res *solve.Result, dev *multi.TFLMOutcome) {
+	plans := c.Split(res.Plan)
+	lo := make([]int64, len(ins))
+	for k, in := range ins {
+		lo[k] = -1
+		for i, p := range plans[k].Placements {
+			if in.arena.Problem.Buffers[i].Size > 0 && (lo[k] < 0 || p.Offset < lo[k]) {
+				lo[k] = p.Offset
+			}
+		}
+		lo[k] = max(lo[k], 0)
+		fmt.Fprintf(w, "%s: %d buffers (%d tensors, %d scratch), bytes [%d, %d) of the shared arena; alone its head would be %d with TFLite Micro's own planner\n",
+			in.name, len(in.arena.Problem.Buffers), len(in.arena.Tensors), len(in.arena.Scratch), lo[k], dev.ModelHeads[k], dev.OwnHeads[k])
+	}
+	stage := map[int]int{}
+	for s, st := range c.Schedule.Stages {
+		for _, k := range st {
+			stage[k] = s
+		}
+	}
+	for a := range ins {
+		for b := a + 1; b < len(ins); b++ {
+			l, h := max(lo[a], lo[b]), min(dev.ModelHeads[a], dev.ModelHeads[b])
+			switch {
+			case stage[a] != stage[b] && h > l:
+				fmt.Fprintf(w, "shared: %s and %s never run at the same time and reuse bytes [%d, %d) (%d bytes)\n", ins[a].name, ins[b].name, l, h, h-l)
+			case stage[a] == stage[b]:
+				fmt.Fprintf(w, "apart: %s and %s run at the same time and share no byte\n", ins[a].name, ins[b].name)
+			}
+		}
+	}
+	for _, h := range c.Handoffs {
+		fmt.Fprintf(w, "handoff: %s = %s: one buffer at offset %d, no copy\n", h.FromName, h.ToName, res.Plan.Placements[h.Buffer].Offset)
+	}
+	if len(c.SameWeights) == 0 {
+		fmt.Fprintln(w, "weights: none byte-identical across models; a TFLite Micro arena never holds weights (they stay in the flatbuffer)")
+		return
+	}
+	var bytes int64
+	for _, s := range c.SameWeights {
+		bytes += s.Size * int64(len(s.Names)-1)
+	}
+	fmt.Fprintf(w, "weights: %d weights are byte-identical across models (%d bytes repeated); a TFLite Micro arena never holds weights (they stay in each flatbuffer), so none is stored once here; a target keeping weights in planned memory would store each once\n", len(c.SameWeights), bytes)
+	for _, s := range c.SameWeights {
+		fmt.Fprintf(w, "  same bytes (%d): %s\n", s.Size, strings.Join(s.Names, ", "))
+	}
+}
