@@ -75,7 +75,7 @@ never live together, and the total block bytes are minimised. Its summary is
   total_bytes=N lower_bound=N gap=P% blocks=N min_blocks=N status=S method=M time=Ds
 Methods: auto (= exact), greedy_in_order, greedy_by_size, greedy_by_breadth,
 min_cost_flow, and equal_slots (another objective: blocks of one size, as
-few as fit). --schedule F writes the replayable allocation schedule.`+multiPlanHelp,
+few as fit). --schedule F writes the replayable allocation schedule.` + multiPlanHelp,
 		flags: planFlags,
 		run:   runPlan,
 	})
