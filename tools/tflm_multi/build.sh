@@ -2,7 +2,7 @@
 # Builds tflm_multi (several models on one TFLite Micro MicroAllocator) against the TFLM library of
 # ../../../shared/tflm (read by path, never copied into this repository):
 #
-#   tools/tflm_multi/build.sh OUTDIR   ->  OUTDIR/lib/libtflm.a (via shared/tflm/build.sh, if missing)
+#   tools/tflm_multi/build.sh [OUTDIR] ->  OUTDIR/lib/libtflm.a (via shared/tflm/build.sh, if missing)
 #                                          and OUTDIR/bin/tflm_multi
 #
 # SHARED (default: ../../../shared/tflm from this script, i.e. /work/shared/tflm beside the repo)
@@ -10,10 +10,10 @@
 # 7 minutes on 2 cores (measured: 6 min 52 s, JOBS=2); the driver alone about 20 s. Reusing an
 # OUTDIR where shared/tflm/build.sh already ran builds the driver only.
 set -euo pipefail
-[ $# -eq 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
+[ $# -le 1 ] || { echo "usage: $0 [OUTDIR]  (default: tools/tflm_multi/out)" >&2; exit 2; }
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SHARED=${SHARED:-$HERE/../../../shared/tflm}
-OUT=$1
+OUT=${1:-$HERE/out}
 [ -f "$SHARED/build.sh" ] && [ -f "$SHARED/tflm_run.cc" ] || { echo "build.sh: no TFLM sources in $SHARED (set SHARED)" >&2; exit 1; }
 if [ ! -f "$OUT/lib/libtflm.a" ]; then
   "$SHARED/build.sh" "$OUT"
