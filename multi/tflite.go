@@ -1,7 +1,14 @@
 package multi
 
 import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/optalloc/optalloc/device"
 	"github.com/optalloc/optalloc/formats/tflite"
+	"github.com/optalloc/optalloc/model"
+	"github.com/optalloc/optalloc/verify"
 )
 
 // FromTFLite is a TFLite model's arena (tflite.Model.ArenaWith) as one of
@@ -41,4 +48,53 @@ func FromTFLite(name string, m *tflite.Model, a *tflite.Arena) Model {
 		mm.Weights = append(mm.Weights, Weight{Name: t.Name, Size: size, Align: tflite.Alignment, Key: m.WeightDigest(i)})
 	}
 	return mm
+}
+
+// TFLiteFiles returns each TFLite model's file carrying its part of pl
+// (a plan of c, whose models are ms with arenas as, in order) as its
+// offline plan, relative to the shared arena. Each copy is read back
+// first: its offsets must be the plan's, and TFLite Micro's placement of
+// the model's scratch buffers around them must give back the plan's
+// placement of that model.
+func TFLiteFiles(ctx context.Context, c *Combined, ms []*tflite.Model, as []*tflite.Arena, pl *model.Plan) ([][]byte, error) {
+	if len(ms) != len(c.Models) || len(as) != len(c.Models) {
+		return nil, fmt.Errorf("%d models and %d arenas for %d models", len(ms), len(as), len(c.Models))
+	}
+	if vs := verify.Check(c.Problem, pl); len(vs) > 0 {
+		return nil, fmt.Errorf("the shared plan is rejected by the verifier: %v (a bug)", vs[0])
+	}
+	plans := c.Split(pl)
+	out := make([][]byte, len(ms))
+	for k, m := range ms {
+		a := as[k]
+		off, err := a.OfflinePlan(m, plans[k])
+		if err != nil {
+			return nil, err
+		}
+		data, err := m.WithOfflinePlan(off)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", m.Name, err)
+		}
+		back, err := tflite.Decode(data, m.Name)
+		if err != nil || back.Offline == nil || !slices.Equal(back.Offline.Offsets, off.Offsets) {
+			return nil, fmt.Errorf("%s: the written model does not read back with its plan (a bug)", m.Name)
+		}
+		got := model.NewPlan(a.Problem)
+		for j, i := range a.Tensors {
+			if o := back.Offline.Offsets[i]; o >= 0 {
+				got.Placements[j].Offset = int64(o)
+			}
+		}
+		dev, err := device.Simulate(context.WithoutCancel(ctx), a.Problem, a.Online(), got)
+		if err != nil {
+			return nil, err
+		}
+		for i := range dev.Placements {
+			if a.Problem.Buffers[i].Size > 0 && dev.Placements[i].Offset != plans[k].Placements[i].Offset {
+				return nil, fmt.Errorf("%s: TFLite Micro would place buffer %s at %d, not at the planned %d (a bug)", m.Name, a.Problem.Buffers[i].ID, dev.Placements[i].Offset, plans[k].Placements[i].Offset)
+			}
+		}
+		out[k] = data
+	}
+	return out, nil
 }

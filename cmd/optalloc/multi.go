@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -14,12 +13,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/optalloc/optalloc/device"
 	"github.com/optalloc/optalloc/formats/tflite"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/multi"
 	"github.com/optalloc/optalloc/solve"
-	"github.com/optalloc/optalloc/verify"
 )
 
 // multiFlags declares the flags of plan with several models.
@@ -311,43 +308,25 @@ func parseHandoff(s string, names []string) (multi.Handoff, error) {
 }
 
 // writeMultiModels writes every model with its part of the shared plan as
-// its offline plan. Each copy is read back first: its offsets must be the
-// plan's, and the runtime's placement of its scratch around them must give
-// back the plan's placement of that model.
+// its offline plan (multi.TFLiteFiles reads each back and checks it).
 func writeMultiModels(ctx context.Context, e *env, ins []*multiInput, c *multi.Combined, pl *model.Plan) error {
-	if vs := verify.Check(c.Problem, pl); len(vs) > 0 {
-		return fmt.Errorf("the shared plan is rejected by the verifier: %v (a bug)", vs[0])
+	ms := make([]*tflite.Model, len(ins))
+	as := make([]*tflite.Arena, len(ins))
+	for k, in := range ins {
+		ms[k], as[k] = in.model, in.arena
+	}
+	files, err := multi.TFLiteFiles(ctx, c, ms, as, pl)
+	if err != nil {
+		return err
 	}
 	out, _ := e.flags.GetString("output")
 	if err := os.MkdirAll(out, 0o777); err != nil {
 		return usageErr("cannot write to %s: %v", out, err)
 	}
-	plans := c.Split(pl)
 	for k, in := range ins {
-		off, err := in.arena.OfflinePlan(in.model, plans[k])
-		if err != nil {
-			return err
-		}
-		data, err := in.model.WithOfflinePlan(off)
-		if err != nil {
-			return fmt.Errorf("%s: %v", in.out, err)
-		}
-		back, err := tflite.Decode(data, in.out)
-		if err != nil || back.Offline == nil || !slices.Equal(back.Offline.Offsets, off.Offsets) {
-			return fmt.Errorf("%s: the written model does not read back with its plan (a bug)", in.out)
-		}
-		got := planFromOffsets(in.arena, back.Offline.Offsets)
-		dev, err := device.Simulate(context.WithoutCancel(ctx), in.arena.Problem, in.arena.Online(), got)
-		if err != nil {
-			return err
-		}
-		for i := range dev.Placements {
-			if dev.Placements[i].Offset != plans[k].Placements[i].Offset && in.arena.Problem.Buffers[i].Size > 0 {
-				return fmt.Errorf("%s: the runtime would place buffer %s at %d, not at the planned %d (a bug)", in.out, in.arena.Problem.Buffers[i].ID, dev.Placements[i].Offset, plans[k].Placements[i].Offset)
-			}
-		}
+		data := files[k]
 		if err := writeOutput(e, in.out, func(w io.Writer) error {
-			_, err := io.Copy(w, bytes.NewReader(data))
+			_, err := w.Write(data)
 			return err
 		}); err != nil {
 			return err
