@@ -219,3 +219,31 @@ func TestRandomCombinationsTFLM(t *testing.T) {
 		}
 	}
 }
+
+// TestSolveNeverAboveStacked: concurrent random models are never planned
+// above each model's own optimum stacked (aligned), and every plan passes
+// the verifier.
+func TestSolveNeverAboveStacked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 43))
+	for trial := range 30 {
+		n := 2 + rng.IntN(2)
+		var ms []Model
+		var stacked int64
+		for k := range n {
+			m := randModel(rng, fmt.Sprintf("m%d", k), false)
+			for i := range m.Problem.Buffers {
+				m.Problem.Buffers[i].Align = 64
+			}
+			ms = append(ms, m)
+			peak, _ := solvePeak(t, m.Problem)
+			stacked = (stacked+63)/64*64 + peak
+		}
+		c, err := Combine(ms, Concurrent(n), Options{})
+		require.NoError(t, err)
+		res, err := Solve(context.Background(), c, solve.Options{Threads: 1})
+		require.NoError(t, err)
+		require.Empty(t, verify.Check(c.Problem, res.Plan))
+		assert.LessOrEqual(t, res.Peak, stacked, "trial %d", trial)
+		assert.GreaterOrEqual(t, res.Peak, res.LowerBound)
+	}
+}

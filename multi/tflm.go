@@ -186,12 +186,19 @@ func (c *Combined) stack(plans []*model.Plan) []*model.Plan {
 		})
 		var base int64
 		for _, k := range order {
+			// Above the models below, at an offset every alignment of
+			// this model divides.
+			a := int64(1)
+			for i := range c.Models[k].Problem.Buffers {
+				a = model.LCM(a, c.Models[k].Problem.Buffers[i].Alignment())
+			}
+			base = (base + a - 1) / a * a
 			p := &model.Plan{Placements: slices.Clone(plans[k].Placements)}
 			for i := range p.Placements {
 				p.Placements[i].Offset += base
 			}
 			moved[k] = p
-			base += plans[k].Peak(c.Models[k].Problem)
+			base = p.Peak(c.Models[k].Problem)
 		}
 	}
 	return moved

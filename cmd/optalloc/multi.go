@@ -60,11 +60,25 @@ func guardMultiFiles(e *env, args []string) error {
 	return nil
 }
 
-// multiInput is one model of a multi-model plan.
+// multiInput is one model of a multi-model plan (model and arena nil for
+// an ONNX model).
 type multiInput struct {
 	path, name, out string
 	model           *tflite.Model
 	arena           *tflite.Arena
+}
+
+// modelName names a model by its file name without the extension; a name
+// already used gets "_2", "_3".
+func modelName(path string, used map[string]bool) string {
+	base := filepath.Base(path)
+	stem := base[:len(base)-len(filepath.Ext(base))]
+	name := stem
+	for n := 2; used[name]; n++ {
+		name = stem + "_" + strconv.Itoa(n)
+	}
+	used[name] = true
+	return name
 }
 
 // runPlanMulti plans several .tflite models on one arena.
@@ -78,9 +92,12 @@ func runPlanMulti(ctx context.Context, e *env, args []string) error {
 	if l, _ := fs.GetString("layout"); l == "blocks" {
 		return usageErr("--layout blocks is not available with several models")
 	}
+	if allONNX(args) {
+		return runPlanMultiONNX(ctx, e, args) // multionnx.go
+	}
 	for _, a := range args {
 		if !isTFLitePath(a) {
-			return usageErr("several models: %s is not a .tflite model (several inputs are .tflite models, planned on one TFLite Micro arena)", a)
+			return usageErr("several models: %s is not a .tflite model (several inputs are all .tflite models, planned on one TFLite Micro arena, or all .onnx models)", a)
 		}
 	}
 	limit, _ := fs.GetDuration("time-limit")
@@ -140,7 +157,7 @@ func runPlanMulti(ctx context.Context, e *env, args []string) error {
 		if asJSON {
 			w = e.stderr
 		}
-		explainMulti(w, ins, c, res, dev)
+		explainMulti(w, ins, c, res.Plan, dev.OwnHeads)
 	}
 	if !quiet {
 		scratch := 0
@@ -219,15 +236,9 @@ func readMultiInputs(e *env, args []string, out string, noScratch bool) ([]*mult
 		if len(a.ScratchSkipped) > 0 {
 			fmt.Fprintf(e.stderr, "warning: %s: %s\n", path, a.ScratchSkipped[0])
 		}
-		base := filepath.Base(path)
-		name := base[:len(base)-len(filepath.Ext(base))]
-		for n := 2; used[name]; n++ {
-			name = base[:len(base)-len(filepath.Ext(base))] + "_" + strconv.Itoa(n)
-		}
-		used[name] = true
-		in := &multiInput{path: path, name: name, model: m, arena: a}
+		in := &multiInput{path: path, name: modelName(path, used), model: m, arena: a}
 		if out != "" {
-			in.out = filepath.Join(out, name+".tflite")
+			in.out = filepath.Join(out, in.name+".tflite")
 			if err := checkNotInput(in.out, args); err != nil {
 				return nil, err
 			}
@@ -354,20 +365,27 @@ func multiTFLMLine(ins []*multiInput, dev *multi.TFLMOutcome, noScratch bool) st
 }
 
 // explainMulti says which models share bytes over time, which are kept
-// apart, the handoffs, and the weights byte-identical across models.
-func explainMulti(w io.Writer, ins []*multiInput, c *multi.Combined, res *solve.Result, dev *multi.TFLMOutcome) {
-	plans := c.Split(res.Plan)
+// apart, the handoffs, and the weights byte-identical across models. own
+// (TFLite Micro's own heads) is nil for other models.
+func explainMulti(w io.Writer, ins []*multiInput, c *multi.Combined, pl *model.Plan, own []int64) {
+	plans := c.Split(pl)
 	lo := make([]int64, len(ins))
+	hi := make([]int64, len(ins))
 	for k, in := range ins {
-		lo[k] = -1
-		for i, p := range plans[k].Placements {
-			if in.arena.Problem.Buffers[i].Size > 0 && (lo[k] < 0 || p.Offset < lo[k]) {
-				lo[k] = p.Offset
+		p := c.Models[k].Problem
+		lo[k], hi[k] = -1, plans[k].Peak(p)
+		for i, pp := range plans[k].Placements {
+			if p.Buffers[i].Size > 0 && (lo[k] < 0 || pp.Offset < lo[k]) {
+				lo[k] = pp.Offset
 			}
 		}
 		lo[k] = max(lo[k], 0)
-		fmt.Fprintf(w, "%s: %d buffers (%d tensors, %d scratch), bytes [%d, %d) of the shared arena; alone its head would be %d with TFLite Micro's own planner\n",
-			in.name, len(in.arena.Problem.Buffers), len(in.arena.Tensors), len(in.arena.Scratch), lo[k], dev.ModelHeads[k], dev.OwnHeads[k])
+		if in.arena != nil {
+			fmt.Fprintf(w, "%s: %d buffers (%d tensors, %d scratch), bytes [%d, %d) of the shared arena; alone its head would be %d with TFLite Micro's own planner\n",
+				in.name, len(p.Buffers), len(in.arena.Tensors), len(in.arena.Scratch), lo[k], hi[k], own[k])
+		} else {
+			fmt.Fprintf(w, "%s: %d buffers, bytes [%d, %d) of the shared arena\n", in.name, len(p.Buffers), lo[k], hi[k])
+		}
 	}
 	stage := map[int]int{}
 	for s, st := range c.Schedule.Stages {
@@ -377,7 +395,7 @@ func explainMulti(w io.Writer, ins []*multiInput, c *multi.Combined, res *solve.
 	}
 	for a := range ins {
 		for b := a + 1; b < len(ins); b++ {
-			l, h := max(lo[a], lo[b]), min(dev.ModelHeads[a], dev.ModelHeads[b])
+			l, h := max(lo[a], lo[b]), min(hi[a], hi[b])
 			switch {
 			case stage[a] != stage[b] && h > l:
 				fmt.Fprintf(w, "shared: %s and %s never run at the same time and reuse bytes [%d, %d) (%d bytes)\n", ins[a].name, ins[b].name, l, h, h-l)
@@ -387,7 +405,11 @@ func explainMulti(w io.Writer, ins []*multiInput, c *multi.Combined, res *solve.
 		}
 	}
 	for _, h := range c.Handoffs {
-		fmt.Fprintf(w, "handoff: %s = %s: one buffer at offset %d, no copy\n", h.FromName, h.ToName, res.Plan.Placements[h.Buffer].Offset)
+		fmt.Fprintf(w, "handoff: %s = %s: one buffer at offset %d, no copy\n", h.FromName, h.ToName, pl.Placements[h.Buffer].Offset)
+	}
+	if ins[0].arena == nil {
+		fmt.Fprintln(w, "weights: initializers are outside the arena (not compared across models)")
+		return
 	}
 	if len(c.SameWeights) == 0 {
 		fmt.Fprintln(w, "weights: none byte-identical across models; a TFLite Micro arena never holds weights (they stay in the flatbuffer)")

@@ -156,3 +156,32 @@ func TestSeveralModelsOnTheRealRuntime(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanSeveralONNXModels: two Silero VAD models, serially (the one
+// model's arena) and together (never above the two stacked), each plan
+// written relative to the shared arena.
+func TestPlanSeveralONNXModels(t *testing.T) {
+	if _, err := os.Stat(sileroPath); err != nil {
+		t.Skipf("shared ONNX model not found at %s", sileroPath)
+	}
+	code, _, stderr := cli(t, "", append([]string{"plan", sileroPath, "--time-limit", "5s"}, sileroDims...)...)
+	require.Equal(t, 0, code, stderr)
+	one := statedPeak(t, stderr)
+	for _, tc := range []struct {
+		schedule string
+		max      int64
+	}{{"serial", one}, {"concurrent", (one+63)/64*64 + one}} {
+		t.Run(tc.schedule, func(t *testing.T) {
+			out := t.TempDir() + "/"
+			code, _, stderr := cli(t, "", append([]string{"plan", sileroPath, sileroPath, "--schedule", tc.schedule, "-o", out, "--time-limit", "5s"}, sileroDims...)...)
+			require.Equal(t, 0, code, stderr)
+			assert.LessOrEqual(t, statedPeak(t, stderr), tc.max)
+			assert.GreaterOrEqual(t, statedPeak(t, stderr), one)
+			for _, name := range []string{"silero_vad_v5", "silero_vad_v5_2"} {
+				code, stdout, stderr := cli(t, "", append([]string{"verify", sileroPath, filepath.Join(out, name+".plan.json")}, sileroDims...)...)
+				assert.Equal(t, 0, code, stderr)
+				assert.Contains(t, stdout, "valid")
+			}
+		})
+	}
+}
