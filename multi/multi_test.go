@@ -240,7 +240,7 @@ func TestSolveNeverAboveStacked(t *testing.T) {
 		}
 		c, err := Combine(ms, Concurrent(n), Options{})
 		require.NoError(t, err)
-		res, err := Solve(context.Background(), c, solve.Options{Threads: 1})
+		res, err := Solve(context.Background(), c, solve.Options{Threads: 1, TimeLimit: 2 * time.Second})
 		require.NoError(t, err)
 		require.Empty(t, verify.Check(c.Problem, res.Plan))
 		assert.LessOrEqual(t, res.Peak, stacked, "trial %d", trial)
