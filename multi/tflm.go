@@ -144,6 +144,9 @@ func SolveTFLM(ctx context.Context, c *Combined, opt solve.Options) (*solve.Resu
 			best, out.Head, out.Candidate = cd.plan, h, cd.name
 		}
 	}
+	if best == nil && !concurrent {
+		return nil, nil, fmt.Errorf("TFLite Micro places each model's kernel scratch buffers itself, in the bytes that model's own tensors leave free: a model run between the two ends of a handoff puts its scratch where the handoff's buffer waits (%d layouts tried); run that model before or after both", out.Rejected)
+	}
 	if best == nil {
 		return nil, nil, fmt.Errorf("TFLite Micro places each model's kernel scratch buffers itself, in the bytes that model's own tensors leave free: with these models running at the same time no layout keeps their scratch apart (%d layouts tried); run them in separate stages, or give the models with scratch a stage of their own", out.Rejected)
 	}

@@ -35,8 +35,9 @@ line, run from the top; the models on one line run together; models named
 by file name without .tflite, or #K). Every model is written to DIR/ with
 its own offline plan, relative to the shared arena; the summary gives the
 shared head, its lower bound and status for the whole. --handoff
-A:output0=B:input0 makes the two tensors one buffer. docs/tflite.md says
-more.`
+A:output0=B:input0 makes the two tensors one buffer. Several .onnx models
+are planned the same way; -o DIR/ then writes each model's plan as
+DIR/NAME.plan.json. docs/tflite.md says more.`
 
 // isMultiPlan reports whether the command is plan with several inputs.
 func isMultiPlan(e *env, args []string) bool {
