@@ -120,15 +120,25 @@ func TestSeveralModelsOnTheRealRuntime(t *testing.T) {
 		name     string
 		models   []string
 		schedule string
+		// handoff: plan's --handoff and tflm_multi's (model indices)
+		handoff, driver string
 	}{
-		{"serial", []string{kws, speech, person}, "serial"},
-		{"serial reversed", []string{person, speech, kws}, "serial"},
-		{"concurrent", []string{kws, speech}, "concurrent"},
-		{"concurrent three", []string{speech, hello, kws}, "concurrent"},
+		{"serial", []string{kws, speech, person}, "serial", "", ""},
+		{"serial reversed", []string{person, speech, kws}, "serial", "", ""},
+		{"concurrent", []string{kws, speech}, "concurrent", "", ""},
+		{"concurrent three", []string{speech, hello, kws}, "concurrent", "", ""},
+		// The second model reads the first one's output where it lies.
+		{"handoff", []string{hello, kws, hello}, "serial", "hello_world_int8:output0=hello_world_int8_2:input0", "0:0=2:0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir() + "/"
-			code, _, stderr := cli(t, "", append([]string{"plan", "-o", out, "--schedule", tc.schedule}, tc.models...)...)
+			args := append([]string{"plan", "-o", out, "--schedule", tc.schedule}, tc.models...)
+			var extra []string
+			if tc.handoff != "" {
+				args = append(args, "--handoff", tc.handoff)
+				extra = []string{"--handoff", tc.driver}
+			}
+			code, _, stderr := cli(t, "", args...)
 			require.Equal(t, 0, code, stderr)
 			stage := func(paths []string) []string {
 				if tc.schedule == "concurrent" {
@@ -137,20 +147,26 @@ func TestSeveralModelsOnTheRealRuntime(t *testing.T) {
 				return paths
 			}
 			var planned []string
+			used := map[string]bool{}
 			for _, m := range tc.models {
-				planned = append(planned, filepath.Join(out, filepath.Base(m)))
+				planned = append(planned, filepath.Join(out, modelName(m, used)+".tflite"))
 			}
-			orig, err := tflmrun.RunMulti(bin, stage(tc.models)...)
+			orig, err := tflmrun.RunMulti(bin, append(extra, stage(tc.models)...)...)
 			require.NoError(t, err)
-			got, err := tflmrun.RunMulti(bin, stage(planned)...)
+			got, err := tflmrun.RunMulti(bin, append(extra, stage(planned)...)...)
 			require.NoError(t, err)
 			require.True(t, got.OK, got.Text)
 			assert.Equal(t, orig.AloneOutputs, got.SharedOutputs, "outputs differ from each original model alone")
 			assert.Equal(t, statedPeak(t, stderr), got.Head, "the stated shared arena is not the runtime's head")
-			if tc.schedule == "serial" {
+			switch {
+			case tc.handoff != "":
+				// TFLite Micro's own offsets do not put the two tensors at
+				// one offset: the second model reads no handoff.
+				assert.False(t, orig.OK, orig.Text)
+			case tc.schedule == "serial":
 				require.True(t, orig.OK, orig.Text)
 				assert.LessOrEqual(t, got.Head, orig.Head, "above TFLite Micro's own planner on one allocator")
-			} else {
+			default:
 				assert.Equal(t, "ok", got.Concurrent)
 			}
 		})

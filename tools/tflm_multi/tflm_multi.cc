@@ -1,12 +1,15 @@
 // tflm_multi: run several .tflite models on ONE TensorFlow Lite Micro MicroAllocator (one arena, one
 // MicroInterpreter per model: TFLM's "multi-tenant" use) and check them against each model run alone.
 //
-//   tflm_multi [--arena BYTES] [--min-arena] [--rounds R] STAGE [STAGE ...]
+//   tflm_multi [--arena BYTES] [--min-arena] [--rounds R] [--handoff K:O=L:I ...] STAGE [STAGE ...]
 //
 // A STAGE is MODEL.tflite or MODEL.tflite,MODEL.tflite,... : the stages run one after another in
 // the order given; the models of one stage run at the same time (one thread each, R rounds).
 // Models are allocated on the shared allocator in the order given (AllocateTensors one after
 // another), then run.
+// --handoff K:O=L:I (model indices in the order given, output O of K, input I of L; K in an earlier
+// stage): L's input I is not filled, it holds what K wrote (an offline plan that puts both tensors at
+// one offset); the reference run of L alone gets K's alone output copied into that input.
 //
 // Output (one fact per line; offsets in bytes from the 16-aligned arena start):
 //   model K PATH stage S
@@ -36,6 +39,7 @@
 #include "tflm_run.cc"
 #undef main
 
+#include <algorithm>
 #include <thread>
 
 namespace {
@@ -66,6 +70,8 @@ bool Load(const char* path, Loaded* m) {
 }
 
 struct Range { long long lo, hi; int id; };
+
+struct Handoff { size_t from, out, to, in; };
 
 struct Shared {
   tflite::SingleArenaBufferAllocator* sa = nullptr;
@@ -137,12 +143,22 @@ int main(int argc, char** argv) {
   bool min_arena = false;
   int rounds = 3;
   std::vector<Loaded> ms;
+  std::vector<Handoff> handoffs;
   int nstages = 0;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     if (a == "--min-arena") { min_arena = true; continue; }
     if (a == "--arena" && i + 1 < argc) { arena = strtoull(argv[++i], nullptr, 0); continue; }
     if (a == "--rounds" && i + 1 < argc) { rounds = atoi(argv[++i]); continue; }
+    if (a == "--handoff" && i + 1 < argc) {
+      Handoff h;
+      if (sscanf(argv[++i], "%zu:%zu=%zu:%zu", &h.from, &h.out, &h.to, &h.in) != 4) {
+        fprintf(stderr, "tflm_multi: --handoff wants K:O=L:I\n");
+        return 2;
+      }
+      handoffs.push_back(h);
+      continue;
+    }
     if (a.size() > 1 && a[0] == '-') { fprintf(stderr, "tflm_multi: unknown flag %s\n", a.c_str()); return 2; }
     size_t p = 0;
     while (p <= a.size()) {
@@ -160,13 +176,27 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: tflm_multi [--arena BYTES] [--min-arena] [--rounds R] MODEL[,MODEL...] ...\n");
     return 2;
   }
+  for (const Handoff& h : handoffs)
+    if (h.from >= ms.size() || h.to >= ms.size() || ms[h.from].stage >= ms[h.to].stage) {
+      fprintf(stderr, "tflm_multi: --handoff %zu:%zu=%zu:%zu: no such models, or %zu does not run before %zu\n", h.from, h.out, h.to, h.in, h.from, h.to);
+      return 2;
+    }
+  auto handed = [&](size_t k, size_t i) {
+    for (const Handoff& h : handoffs)
+      if (h.to == k && h.in == i) return true;
+    return false;
+  };
   static Resolver resolver;
   if (AddAllOps(resolver)) printf("resolver_failures\n");
   for (size_t k = 0; k < ms.size(); k++) printf("model %zu %s stage %d\n", k, ms[k].path.c_str(), ms[k].stage);
 
   // Each model alone: its outputs are the reference.
   std::vector<std::vector<uint64_t>> ref(ms.size());
-  for (size_t k = 0; k < ms.size(); k++) {
+  std::vector<std::vector<std::vector<uint8_t>>> alone_out(ms.size());
+  std::vector<size_t> order(ms.size());
+  for (size_t k = 0; k < ms.size(); k++) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return ms[x].stage < ms[y].stage; });
+  for (size_t k : order) {
     Arena a(16 << 20);
     auto* sa = tflite::SingleArenaBufferAllocator::Create(a.arena, a.size);
     uint8_t* pbuf = sa->AllocatePersistentBuffer(sizeof(tflite::GreedyMemoryPlanner), alignof(tflite::GreedyMemoryPlanner));
@@ -176,8 +206,21 @@ int main(int argc, char** argv) {
     if (in.AllocateTensors() != kTfLiteOk) { printf("result FAIL alone-AllocateTensors %zu\n", k); return 1; }
     printf("alone %zu head %zu tail %zu used %zu\n", k, sa->GetNonPersistentUsedBytes(), sa->GetPersistentUsedBytes(), in.arena_used_bytes());
     for (size_t i = 0; i < in.inputs_size(); i++) FillInput(in.input(i));
+    for (const Handoff& h : handoffs) {
+      if (h.to != k) continue;
+      TfLiteTensor* t = in.input(h.in);
+      if (h.in >= in.inputs_size() || h.out >= alone_out[h.from].size() || alone_out[h.from][h.out].size() != t->bytes) {
+        printf("result FAIL handoff %zu:%zu=%zu:%zu (no such tensor, or the sizes differ)\n", h.from, h.out, h.to, h.in);
+        return 1;
+      }
+      memcpy(t->data.data, alone_out[h.from][h.out].data(), t->bytes);
+    }
     if (in.Invoke() != kTfLiteOk) { printf("result FAIL alone-Invoke %zu\n", k); return 1; }
     ref[k] = Outputs(&in);
+    for (size_t i = 0; i < in.outputs_size(); i++) {
+      const uint8_t* p = static_cast<const uint8_t*>(in.output(i)->data.data);
+      alone_out[k].emplace_back(p, p + in.output(i)->bytes);
+    }
   }
 
   // Every model on one allocator.
@@ -216,7 +259,8 @@ int main(int argc, char** argv) {
     for (int round = 0; round < (ks.size() > 1 ? rounds : 1); round++) {
       std::vector<TfLiteStatus> status(ks.size(), kTfLiteOk);
       for (size_t k : ks)
-        for (size_t i = 0; i < s.interps[k]->inputs_size(); i++) FillInput(s.interps[k]->input(i));
+        for (size_t i = 0; i < s.interps[k]->inputs_size(); i++)
+          if (!handed(k, i)) FillInput(s.interps[k]->input(i));
       if (ks.size() == 1) {
         status[0] = s.interps[ks[0]]->Invoke();
       } else {

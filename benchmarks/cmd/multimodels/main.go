@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,17 +36,20 @@ import (
 // tcase is one row: models (file names without .tflite) and stages of
 // indices into them.
 type tcase struct {
-	models []string
-	stages [][]int
-	label  string
+	models   []string
+	stages   [][]int
+	label    string
+	handoffs []multi.Handoff
 }
 
 var cases = []tcase{
-	{[]string{"keyword_scrambled_8bit", "micro_speech_quantized", "person_detect"}, [][]int{{0}, {1}, {2}}, "serial"},
-	{[]string{"person_detect", "micro_speech_quantized", "keyword_scrambled_8bit"}, [][]int{{0}, {1}, {2}}, "serial"},
-	{[]string{"keyword_scrambled_8bit", "micro_speech_quantized"}, [][]int{{0, 1}}, "concurrent"},
-	{[]string{"micro_speech_quantized", "hello_world_int8", "keyword_scrambled_8bit"}, [][]int{{0, 1, 2}}, "concurrent"},
-	{[]string{"keyword_scrambled_8bit", "micro_speech_quantized", "person_detect"}, [][]int{{0, 1}, {2}}, "stages"},
+	{[]string{"keyword_scrambled_8bit", "micro_speech_quantized", "person_detect"}, [][]int{{0}, {1}, {2}}, "serial", nil},
+	{[]string{"person_detect", "micro_speech_quantized", "keyword_scrambled_8bit"}, [][]int{{0}, {1}, {2}}, "serial", nil},
+	{[]string{"keyword_scrambled_8bit", "micro_speech_quantized"}, [][]int{{0, 1}}, "concurrent", nil},
+	{[]string{"micro_speech_quantized", "hello_world_int8", "keyword_scrambled_8bit"}, [][]int{{0, 1, 2}}, "concurrent", nil},
+	{[]string{"keyword_scrambled_8bit", "micro_speech_quantized", "person_detect"}, [][]int{{0, 1}, {2}}, "stages", nil},
+	// The third model reads the first one's output where it lies.
+	{[]string{"hello_world_int8", "keyword_scrambled_8bit", "hello_world_int8"}, [][]int{{0}, {1}, {2}}, "handoff", []multi.Handoff{{From: 0, Output: 0, To: 2, Input: 0}}},
 }
 
 func main() {
@@ -93,6 +97,7 @@ func run(ctx context.Context, dir, bin, tmp string, tc tcase, limit time.Duratio
 	ms := make([]*tflite.Model, len(tc.models))
 	as := make([]*tflite.Arena, len(tc.models))
 	mm := make([]multi.Model, len(tc.models))
+	names := map[string]int{}
 	for k, name := range tc.models {
 		m, err := tflite.ReadFile(filepath.Join(dir, name+".tflite"))
 		if err != nil {
@@ -102,9 +107,12 @@ func run(ctx context.Context, dir, bin, tmp string, tc tcase, limit time.Duratio
 		if err != nil {
 			return "", err
 		}
+		if names[name]++; names[name] > 1 {
+			name = fmt.Sprintf("%s_%d", name, names[name])
+		}
 		ms[k], as[k], mm[k] = m, a, multi.FromTFLite(name, m, a)
 	}
-	c, err := multi.Combine(mm, multi.Schedule{Stages: tc.stages}, multi.Options{})
+	c, err := multi.Combine(mm, multi.Schedule{Stages: tc.stages}, multi.Options{Handoffs: tc.handoffs})
 	if err != nil {
 		return "", err
 	}
@@ -123,14 +131,20 @@ func run(ctx context.Context, dir, bin, tmp string, tc tcase, limit time.Duratio
 	for _, st := range tc.stages {
 		var o, p, l []string
 		for _, k := range st {
-			path := filepath.Join(tmp, tc.models[k]+".tflite")
+			path := filepath.Join(tmp, mm[k].Name+".tflite")
 			if err := os.WriteFile(path, files[k], 0o666); err != nil {
 				return "", err
 			}
-			o, p, l = append(o, filepath.Join(dir, tc.models[k]+".tflite")), append(p, path), append(l, tc.models[k])
+			o, p, l = append(o, filepath.Join(dir, tc.models[k]+".tflite")), append(p, path), append(l, mm[k].Name)
 		}
 		origArgs, planArgs, label = append(origArgs, strings.Join(o, ",")), append(planArgs, strings.Join(p, ",")), append(label, strings.Join(l, " + "))
 	}
+	var extra []string
+	for _, h := range tc.handoffs {
+		extra = append(extra, "--handoff", fmt.Sprintf("%d:%d=%d:%d", h.From, h.Output, h.To, h.Input))
+		label[h.To] += fmt.Sprintf(" (input%d = %s's output%d)", h.Input, mm[h.From].Name, h.Output)
+	}
+	origArgs, planArgs = append(slices.Clone(extra), origArgs...), append(extra, planArgs...)
 	orig, err := tflmrun.RunMulti(bin, origArgs...)
 	if err != nil {
 		return "", err
@@ -150,7 +164,10 @@ func run(ctx context.Context, dir, bin, tmp string, tc tcase, limit time.Duratio
 		return "", fmt.Errorf("outputs differ from the models alone")
 	}
 	own := fmt.Sprint(orig.Head)
-	if !orig.OK {
+	switch {
+	case !orig.OK && len(tc.handoffs) > 0:
+		own += " (outputs wrong: no handoff without a copy)"
+	case !orig.OK:
 		own += " (outputs wrong: models run together overlap)"
 	}
 	var tails []string
