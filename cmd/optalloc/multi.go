@@ -21,6 +21,9 @@ import (
 
 // multiFlags declares the flags of plan with several models.
 func multiFlags(fs *pflag.FlagSet) {
+	if f := fs.Lookup("schedule"); f != nil {
+		f.Usage += "; with several models: serial (default), concurrent or a schedule FILE (one stage per line)"
+	}
 	fs.StringArray("handoff", nil, "several models: A:outputI=B:inputJ makes model A's output I and model B's input J one buffer (no copy); A runs before B; repeat for more")
 }
 
