@@ -83,6 +83,9 @@ func resolveOutput(path string) (string, error) {
 // guardFiles checks the command's outputs against its inputs and each
 // other before the command runs (see the top of this file).
 func guardFiles(e *env, args []string) error {
+	if isMultiPlan(e, args) {
+		return guardMultiFiles(e, args) // multi.go
+	}
 	fs := e.flags
 	var outs []string
 	stdoutUsers := []string{}

@@ -21,7 +21,7 @@ import (
 func init() {
 	register(&command{
 		name:    "plan",
-		args:    "INPUT",
+		args:    "INPUT...",
 		summary: "plan a problem: offsets with the smallest peak found, lower bound and proof status",
 		long: `INPUT is a MiniMalloc CSV (.csv), a JSON problem (.json), a model graph
 (.graph.json), a TFLite model (.tflite), an ONNX model (.onnx) or an
@@ -75,7 +75,7 @@ never live together, and the total block bytes are minimised. Its summary is
   total_bytes=N lower_bound=N gap=P% blocks=N min_blocks=N status=S method=M time=Ds
 Methods: auto (= exact), greedy_in_order, greedy_by_size, greedy_by_breadth,
 min_cost_flow, and equal_slots (another objective: blocks of one size, as
-few as fit). --schedule F writes the replayable allocation schedule.`,
+few as fit). --schedule F writes the replayable allocation schedule.` + multiPlanHelp,
 		flags: planFlags,
 		run:   runPlan,
 	})
@@ -101,6 +101,7 @@ func planFlags(fs *pflag.FlagSet) {
 	}
 	fs.StringSlice("bnb-orders", nil, "B&B: static orders of the portfolio, comma-separated (keys T W A Z L R N, descending; suffix -rank; \"random\"); default "+strings.Join(bnb.DefaultOrders(), ","))
 	fs.Lookup("method").Usage += "; planners: " + strings.Join(heuristics.Names(), ", ")
+	multiFlags(fs)
 }
 
 // pruneFlags switch engines and pruning techniques off, so that the effect of
@@ -158,6 +159,9 @@ var pictureWriter func(e *env, p *model.Problem, plan *model.Plan, lowerBound in
 var progressReporter func(e *env) (report func(solve.Progress), done func())
 
 func runPlan(ctx context.Context, e *env, args []string) error {
+	if isMultiPlan(e, args) {
+		return runPlanMulti(ctx, e, args) // several models: multi.go
+	}
 	if len(args) != 1 {
 		return usageErr("want exactly one INPUT (see 'optalloc help plan')")
 	}

@@ -36,3 +36,31 @@ func TestFind(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, "tflmrun.go", p)
 }
+
+func TestParseMulti(t *testing.T) {
+	out := `model 0 a.tflite stage 0
+model 1 b.tflite stage 0
+shared_model 0 head 672 tail_added 8712
+shared_model 1 head 6640 tail_added 1120
+shared_head 6640
+shared_tail 10048
+shared_used 16688
+concurrent_check ok
+shared_output 0 0 bytes 8 fnv1a 0xc1 alone 0xc1 match yes
+shared_output 1 0 bytes 4 fnv1a 0xb5 alone 0xb6 match no
+guards ok
+result FAIL
+`
+	r := ParseMulti([]byte(out))
+	assert.False(t, r.OK)
+	assert.Equal(t, int64(6640), r.Head)
+	assert.Equal(t, int64(10048), r.Tail)
+	assert.Equal(t, int64(16688), r.Used)
+	assert.Equal(t, []int64{672, 6640}, r.ModelHeads)
+	assert.Equal(t, []int64{8712, 1120}, r.TailsAdded)
+	assert.Equal(t, [][]string{{"0xc1"}, {"0xb5"}}, r.SharedOutputs)
+	assert.Equal(t, [][]string{{"0xc1"}, {"0xb6"}}, r.AloneOutputs)
+	assert.Equal(t, 1, r.Mismatches)
+	assert.Equal(t, "ok", r.Concurrent)
+	assert.Equal(t, int64(-1), r.MinArena)
+}
