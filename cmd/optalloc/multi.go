@@ -115,7 +115,13 @@ func runPlanMulti(ctx context.Context, e *env, args []string) error {
 	if limit < 0 || threads < 0 {
 		return usageErr("--time-limit and --threads must not be negative")
 	}
-	ins, err := readMultiInputs(e, args, out, noScratch)
+	name, _ := fs.GetString("target")
+	kernels, _ := fs.GetString("kernels")
+	target, err := tflite.NewTarget(name, kernels)
+	if err != nil {
+		return usageErr("--target/--kernels: %v", err)
+	}
+	ins, err := readMultiInputs(e, args, out, tflite.ArenaOptions{NoScratch: noScratch, Target: target})
 	if err != nil {
 		return err
 	}
@@ -168,8 +174,8 @@ func runPlanMulti(ctx context.Context, e *env, args []string) error {
 		for _, in := range ins {
 			scratch += len(in.arena.Scratch)
 		}
-		fmt.Fprintf(e.stderr, "peak=%d lower_bound=%d gap=%.2f%% status=%s method=%s time=%.3fs models=%d schedule=%s scratch=%d\n",
-			res.Peak, res.LowerBound, res.Gap(), res.Status, res.Method, elapsed.Seconds(), len(ins), schedName, scratch)
+		fmt.Fprintf(e.stderr, "peak=%d lower_bound=%d gap=%.2f%% status=%s method=%s time=%.3fs models=%d schedule=%s scratch=%d target=%s kernels=%s\n",
+			res.Peak, res.LowerBound, res.Gap(), res.Status, res.Method, elapsed.Seconds(), len(ins), schedName, scratch, ins[0].arena.Target.Name(), kernelsField(ins[0].arena))
 		fmt.Fprintln(e.stderr, multiTFLMLine(ins, dev, noScratch))
 	}
 	if asJSON {
@@ -222,7 +228,7 @@ type multiModelJSON struct {
 // readMultiInputs reads every model, names it by its file name (without
 // .tflite; a repeated name gets "_2", "_3") and chooses its output file in
 // the folder out.
-func readMultiInputs(e *env, args []string, out string, noScratch bool) ([]*multiInput, error) {
+func readMultiInputs(e *env, args []string, out string, opt tflite.ArenaOptions) ([]*multiInput, error) {
 	used := map[string]bool{}
 	var ins []*multiInput
 	for _, path := range args {
@@ -233,12 +239,15 @@ func readMultiInputs(e *env, args []string, out string, noScratch bool) ([]*mult
 		if err != nil {
 			return nil, err
 		}
-		a, err := m.ArenaWith(tflite.ArenaOptions{NoScratch: noScratch})
+		a, err := m.ArenaWith(opt)
 		if err != nil {
 			return nil, err
 		}
 		if len(a.ScratchSkipped) > 0 {
 			fmt.Fprintf(e.stderr, "warning: %s: %s\n", path, a.ScratchSkipped[0])
+		}
+		if len(a.Unknown) > 0 && !opt.NoScratch {
+			fmt.Fprintf(e.stderr, "warning: %s: %s; the arena stated for %s may be smaller than the device's\n", path, strings.Join(a.Unknown, "; "), a.Target)
 		}
 		in := &multiInput{path: path, name: modelName(path, used), model: m, arena: a}
 		if out != "" {
