@@ -33,7 +33,7 @@ var outputFlagNames = []string{"output", "svg", "html", "schedule", "write-basel
 
 // inputFlagNames are the flags that name an input file besides the
 // positional arguments.
-var inputFlagNames = []string{"problem", "baseline"}
+var inputFlagNames = []string{"problem", "baseline", "scratch"}
 
 // stdoutFlagNames are the boolean flags that print on standard output.
 var stdoutFlagNames = []string{"json"}
