@@ -1,7 +1,11 @@
+//go:build linux
+
 package main
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -39,5 +43,74 @@ func TestScratchListIsAnInput(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, want, got)
 		})
+	}
+}
+
+// TestTwoWritersToStdout: -o naming standard output beside --json (both
+// written to one stream before) is refused like -o - --json.
+func TestTwoWritersToStdout(t *testing.T) {
+	for _, o := range []string{"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"} {
+		code, stdout, stderr := cli(t, "", "plan", tinyCNN, "-o", o, "--json", "-q")
+		assert.Equal(t, 2, code, "%s: %s", o, stderr)
+		assert.Contains(t, stderr, "both write to stdout", o)
+		assert.Empty(t, stdout, o)
+	}
+}
+
+// TestVerifyPlanAsProblem: verify PLAN PLAN reads the plan CSV's own
+// problem (its alias columns included: a valid alias plan was rejected as
+// overlapping), and swapped arguments get a hint instead of a bare parser
+// error.
+func TestVerifyPlanAsProblem(t *testing.T) {
+	dir := t.TempDir()
+	plan := planFile(t, dir)
+	code, stdout, stderr := cli(t, "", "verify", plan, plan)
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "valid: 12 buffers")
+	code, _, stderr = cli(t, "", "verify", plan, tinyCNN)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "are the arguments swapped?")
+	alias := "../../../shared/hostile/r4/plans/alias_plan.csv"
+	if _, err := os.Stat(alias); err == nil {
+		code, stdout, stderr = cli(t, "", "verify", alias, alias)
+		assert.Equal(t, 0, code, stdout+stderr)
+	}
+}
+
+// TestVizWarnsOnAWrongStatedPeak: a JSON plan whose stated peak is not its
+// placements' is drawn with a warning (verify flags it; viz was silent).
+func TestVizWarnsOnAWrongStatedPeak(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "p.json")
+	require.NoError(t, os.WriteFile(in, []byte(`{"peak": 100, "placements": [{"id": "x", "offset": 0, "size": 4096, "start": 0, "end": 4}]}`), 0o644))
+	code, _, stderr := cli(t, "", "viz", in, "--svg", filepath.Join(dir, "p.svg"))
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "wrong-peak: the plan states peak 100; its placements reach 4096")
+}
+
+// TestClosedPipeOneRule: whatever goes to standard output (the plan with
+// -o -, the JSON report with --json), a write the closed pipe refuses ends
+// the command with exit 1 and "broken pipe"; output the pipe accepted
+// before its reader left was delivered (exit 0). plan --json | head exited
+// 0 and plan -o - | head 1 only because the JSON fit in the pipe.
+func TestClosedPipeOneRule(t *testing.T) {
+	for _, args := range [][]string{
+		{"plan", tinyCNN, "-o", "-", "-q"},
+		{"plan", tinyCNN, "--json", "-q"},
+	} {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), cliChildEnv+"=1")
+		r, w, err := os.Pipe()
+		require.NoError(t, err)
+		require.NoError(t, r.Close()) // the reader is gone before anything is written
+		cmd.Stdout = w
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err = cmd.Run()
+		w.Close()
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, "%v: %s", args, stderr.String())
+		assert.Equal(t, 1, ee.ExitCode(), "%v: %s", args, stderr.String())
+		assert.Contains(t, stderr.String(), "broken pipe", args)
 	}
 }

@@ -261,6 +261,13 @@ func planFromJSON(data []byte, name string) (*model.Problem, *model.Plan, error)
 	if err := p.Validate(); err != nil {
 		return nil, nil, err
 	}
+	// The peaks the file states are checked too (verify's wrong-peak):
+	// a plan whose stated peak is not its placements' was drawn silently.
+	if _, stated, err := jsonfmt.ParsePlan(bytes.TrimPrefix(data, []byte("\ufeff")), name); err == nil && stated {
+		peak := jp.Peak
+		plan.StatedPeak = &peak
+	}
+	plan.StatedPoolPeaks = jp.PoolPeaks
 	return p, plan, nil
 }
 
