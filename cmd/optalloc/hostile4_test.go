@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -113,4 +115,60 @@ func TestClosedPipeOneRule(t *testing.T) {
 		assert.Equal(t, 1, ee.ExitCode(), "%v: %s", args, stderr.String())
 		assert.Contains(t, stderr.String(), "broken pipe", args)
 	}
+}
+
+// TestWorkBudgetFlags: check solves under a work budget by default and
+// records it in the baseline; plan --work gives the same plan run after
+// run; a negative budget is refused.
+func TestWorkBudgetFlags(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "b.json")
+	code, _, stderr := cli(t, "", "check", tinyCNN, "--method", "auto", "--write-baseline", base, "-q")
+	require.Equal(t, 0, code, stderr)
+	data, err := os.ReadFile(base)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"work": 1000000`)
+	var first string
+	for range 3 {
+		code, out, stderr := cli(t, "", "plan", "../../examples/resnet18.graph.json", "--work", "20000", "-o", "-", "-q")
+		require.Equal(t, 0, code, stderr)
+		if first == "" {
+			first = out
+		}
+		assert.Equal(t, first, out)
+	}
+	code, _, stderr = cli(t, "", "plan", tinyCNN, "--work", "-1")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--work must not be negative")
+}
+
+// TestVersionNamesTheCommit: `optalloc version` adds the commit Go's build
+// information records (it printed 0.1.0-dev alone).
+func TestVersionNamesTheCommit(t *testing.T) {
+	info := &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "b1a5be3c0ffee0123456789"}, {Key: "vcs.modified", Value: "true"}}}
+	assert.Equal(t, " (commit b1a5be3c0ffe+modified)", buildCommit(info, true))
+	assert.Equal(t, "", buildCommit(&debug.BuildInfo{}, true), "no VCS information (go build -buildvcs=false)")
+	assert.Equal(t, "", buildCommit(nil, false))
+	code, out, _ := cli(t, "", "version")
+	assert.Equal(t, 0, code)
+	assert.True(t, strings.HasPrefix(out, "optalloc "+Version), out)
+}
+
+// TestVizGapAgainstTheLowerBound: viz measures the picture's gap against
+// the solve's starting lower bound, as plan does (two 1-byte buffers
+// aligned to 64 live together: max-live 2, bound 65; the optimal plan
+// showed a gap of 3150% against max-live), and says when --hide-weights
+// has no kinds to go by.
+func TestVizGapAgainstTheLowerBound(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "p.csv")
+	require.NoError(t, os.WriteFile(in, []byte("id,lower,upper,size,alignment,offset\na,0,2,1,64,0\nb,0,2,1,64,64\n"), 0o644))
+	svg := filepath.Join(dir, "p.svg")
+	code, _, stderr := cli(t, "", "viz", in, "--svg", svg, "--hide-weights")
+	require.Equal(t, 0, code, stderr)
+	data, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "lower bound 65")
+	assert.Contains(t, string(data), "gap 0.00%")
+	assert.Contains(t, stderr, "--hide-weights hides nothing")
 }
