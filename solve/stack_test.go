@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,7 +19,7 @@ import (
 // max-live ahead of the race, it does not run.
 func TestSolveStackAfterRefine(t *testing.T) {
 	p := brute.Chain(rand.New(rand.NewPCG(2, 1)), 5000)
-	res, err := Solve(context.Background(), p, Options{TimeLimit: 20 * time.Second, NoBnB: true, NoSAT: true})
+	res, err := Solve(context.Background(), p, Options{Work: DefaultWork, NoBnB: true, NoSAT: true})
 	require.NoError(t, err)
 	require.Empty(t, verify.Check(p, res.Plan))
 	assert.Equal(t, Optimal, res.Status)
