@@ -48,9 +48,12 @@ current folder. Baseline entries no INPUT matched are listed as "missing"
 
 --method defaults to the baseline's method, else greedy-size: one
 deterministic planner that finishes in milliseconds, so the same input gives
-the same peak on any machine and the gate never flakes. "heuristic" and
-"auto" find smaller peaks but contain searches cut by --time-limit, whose
-result depends on the machine's speed: gate them with a --tolerance.
+the same peak on any machine and the gate never flakes. Every method runs
+under a work budget by default (--work, branch-and-bound nodes, one thread,
+no stage given a share of the clock; --time-limit is then a safety net), so
+"heuristic" and "auto", which find smaller peaks, give one answer per input
+on any machine too. With --work 0 they stop at --time-limit instead and
+their results depend on the machine's speed: gate them with a --tolerance.
 
 --json prints, instead of the text report, an object with these stable fields:
   optalloc_version, baseline, baseline_version, method, tolerance_percent,
