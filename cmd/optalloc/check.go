@@ -344,6 +344,9 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	matched := map[string]bool{}
 	for i := range results {
 		ci := judge(&results[i], base, tol)
+		if rs := results[i].Runs; len(rs) > 0 && rs[0].Stats.WorkCut {
+			fmt.Fprintf(e.stderr, "optalloc check: warning: %s: --time-limit ended its solve before --work did, so this result may differ on another machine (raise --time-limit or lower --work)\n", results[i].Name)
+		}
 		report.Counts[ci.Verdict]++
 		report.Instances = append(report.Instances, ci)
 		if base != nil {
