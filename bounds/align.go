@@ -2,6 +2,7 @@ package bounds
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -156,7 +157,14 @@ type alignItem struct {
 // plan, a multiple of g.
 // Problems with several pools get max-live (the pools' loads are unknown
 // before the split). The cost is O(S·n·levels + n log n) for S sections.
-func Align(p *model.Problem) AlignResult {
+func Align(p *model.Problem) AlignResult { return AlignContext(context.Background(), p) }
+
+// AlignContext is Align stopped by ctx: the sections are evaluated until ctx
+// ends, and the bound is then the best found so far (every section's bound
+// is sound on its own, so any prefix of them is; never below max-live).
+// A staircase of 20 000 aligned buffers, 10 000 live at once, took 61 s
+// with no way to stop it.
+func AlignContext(ctx context.Context, p *model.Problem) AlignResult {
 	pools := p.PoolList()
 	// Nothing aligned (or several pools): max-live alone, without the
 	// sweep's components and sections (1.5 s → 0.2 s on 1 000 000 dense
@@ -242,16 +250,19 @@ func Align(p *model.Problem) AlignResult {
 		if !started || upper <= best || k == len(events) {
 			continue
 		}
+		if ctx.Err() != nil {
+			break // out of time: the best section bound so far
+		}
 		section = section[:0]
 		for _, id := range live {
 			section = append(section, items[id])
 		}
-		if lb, level, n := sectionBound(section); lb > best {
+		if lb, level, n := sectionBound(ctx, section); lb > best {
 			best = lb
 			res.Level, res.At, res.Items = level, t, n
 		}
 	}
-	if pr := pairBound(starts, ends, items, best); pr.lb > best {
+	if pr := pairBound(ctx, starts, ends, items, best); pr.lb > best {
 		best = pr.lb
 		res.Pair, res.Level, res.At, res.At2, res.Both, res.Union = true, pr.level, pr.t1, pr.t2, pr.both, pr.cost
 	}
@@ -266,8 +277,9 @@ func Align(p *model.Problem) AlignResult {
 
 // sectionBound returns the bound of one section (see Align), the
 // level that gives it (0 for the total) and the number of items of that
-// level. Levels whose sums overflow int64 are skipped.
-func sectionBound(items []alignItem) (lb, level int64, n int) {
+// level. Levels whose sums overflow int64 are skipped, and so are the
+// levels left when ctx ends (the bound is then that of the levels tried).
+func sectionBound(ctx context.Context, items []alignItem) (lb, level int64, n int) {
 	var total int64
 	var aligns []int64
 	for _, it := range items {
@@ -279,6 +291,9 @@ func sectionBound(items []alignItem) (lb, level int64, n int) {
 	lb = total
 	var pads, others []int64
 	for _, A := range levelsOf(aligns) {
+		if ctx.Err() != nil {
+			break
+		}
 		var sA int64
 		pads, others = pads[:0], others[:0]
 		ok := true

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -222,4 +223,41 @@ func BenchmarkAlignBound(b *testing.B) {
 		r = Align(p)
 	}
 	b.ReportMetric(float64(r.LowerBound)/float64(r.MaxLive), "bound/max-live")
+}
+
+// TestAlignContextStops: with its context ended, the alignment bound of a
+// staircase of aligned buffers (20 000 of them took 61 s, deaf to the
+// clock) returns at once with a sound bound: at least max-live, at most
+// the bound computed to the end (on a smaller staircase, where that is
+// cheap), and the same under every ended context.
+func TestAlignContextStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, n := range []int{400, 20000} {
+		p := brute.AlignedStaircase(n)
+		got := AlignContext(ctx, p)
+		ml, _ := MaxLiveAt(p)
+		assert.Equal(t, ml, got.MaxLive, "n=%d", n)
+		assert.GreaterOrEqual(t, got.LowerBound, ml, "n=%d", n)
+		if n <= 400 {
+			full := Align(p)
+			assert.LessOrEqual(t, got.LowerBound, full.LowerBound, "n=%d: a cut-short bound is never above the full one", n)
+			assert.Greater(t, full.LowerBound, full.MaxLive, "n=%d: the staircase's alignments raise the full bound", n)
+		}
+		b, err := AlignProver{}.Bound(ctx, p)
+		require.NoError(t, err)
+		assert.Equal(t, got.LowerBound, b.Value, "n=%d: the prover passes its context on", n)
+	}
+}
+
+// BenchmarkAlignStaircase20k: the staircase of 20 000 aligned buffers
+// under a 1 s deadline (61 s before the bound looked at its context; the
+// CLI with --time-limit 1s must end within 2 s).
+func BenchmarkAlignStaircase20k(b *testing.B) {
+	p := brute.AlignedStaircase(20000)
+	for b.Loop() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		AlignContext(ctx, p)
+		cancel()
+	}
 }

@@ -87,8 +87,8 @@ type AlignProver struct{}
 func (AlignProver) Name() string { return "align" }
 
 // Bound implements Prover.
-func (AlignProver) Bound(_ context.Context, p *model.Problem) (Bound, error) {
-	r := Align(p)
+func (AlignProver) Bound(ctx context.Context, p *model.Problem) (Bound, error) {
+	r := AlignContext(ctx, p)
 	b := Bound{Value: r.LowerBound, By: r.Name(), Proof: Proof{Detail: r.Detail()}}
 	switch {
 	case r.LowerBound <= r.MaxLive:

@@ -2,6 +2,7 @@ package bounds
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"slices"
 
@@ -67,7 +68,8 @@ type pairResult struct {
 
 // pairBound returns the strongest two-time bound (see above); its lb is at
 // most best when no pair beats best. Piece k (items[k]) is live on [starts[k], ends[k]).
-func pairBound(starts, ends []int64, items []alignItem, best int64) pairResult {
+// It stops with the best pair so far when ctx ends.
+func pairBound(ctx context.Context, starts, ends []int64, items []alignItem, best int64) pairResult {
 	var res pairResult
 	var levels []int64
 	for _, it := range items {
@@ -75,7 +77,7 @@ func pairBound(starts, ends []int64, items []alignItem, best int64) pairResult {
 			levels = append(levels, it.align)
 		}
 	}
-	if len(levels) == 0 {
+	if len(levels) == 0 || ctx.Err() != nil {
 		return res
 	}
 	// The start times and the pieces live just after each of them.
@@ -117,6 +119,9 @@ func pairBound(starts, ends []int64, items []alignItem, best int64) pairResult {
 	}
 	for d := 1; d < len(times) && work < pairWork; d++ {
 		for i := 0; i+d < len(times) && work < pairWork; i++ {
+			if i%64 == 0 && ctx.Err() != nil {
+				return res
+			}
 			j := i + d
 			t1, t2 := times[i], times[j]
 			var both int64

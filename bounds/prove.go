@@ -53,7 +53,7 @@ func Prove(ctx context.Context, p *model.Problem, opt Options) (*Proven, error) 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ab := Align(p)
+	ab := AlignContext(ctx, p)
 	b := &Proven{LowerBound: ab.LowerBound, Method: "max-live", Detail: ab.Detail(), Stats: map[string]any{}}
 	if ab.LowerBound > ab.MaxLive {
 		b.Method = "align"

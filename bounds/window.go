@@ -112,7 +112,7 @@ func windows(ctx context.Context, p *model.Problem, opt Options, current func() 
 			if ctx.Err() != nil {
 				return 0
 			}
-			ws[k].bound = Align(clip(p, ws[k].a, ws[k].b)).LowerBound
+			ws[k].bound = AlignContext(ctx, clip(p, ws[k].a, ws[k].b)).LowerBound
 		}
 	}
 	slices.SortStableFunc(ws, func(x, y window) int { return cmp.Compare(y.bound, x.bound) })
@@ -129,7 +129,7 @@ func windows(ctx context.Context, p *model.Problem, opt Options, current func() 
 		q := clip(p, a, b)
 		bound := w.bound
 		if isAligned && !alignedRank {
-			bound = Align(q).LowerBound
+			bound = AlignContext(ctx, q).LowerBound
 		}
 		wctx, cancel := context.WithTimeout(ctx, windowTime)
 		t := time.Now()

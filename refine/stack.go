@@ -205,6 +205,9 @@ func stackPins(ctx context.Context, p *model.Problem, a, b int64, spanning, insi
 		o.NodeLimit = max(16, o.MaxNodes/64)
 		o.LowerBound = 0
 		wctx, cancel := context.WithTimeout(ctx, stackWindowTime)
+		if untimed(ctx) {
+			wctx, cancel = context.WithCancel(ctx) // the node budget alone
+		}
 		plan, _, _, err := bnb.Minimise(wctx, q, nil, 0, o, nil)
 		cancel()
 		if err != nil || plan == nil {

@@ -32,7 +32,7 @@ func viewChain(n int) *model.Problem {
 // its max-live and proven optimal, by Solve and by ProveBound.
 func TestViewChainPlansAndProves(t *testing.T) {
 	p := viewChain(20000)
-	r, err := Solve(context.Background(), p, Options{TimeLimit: 10 * time.Second, Threads: 1})
+	r, err := Solve(context.Background(), p, Options{Work: DefaultWork})
 	require.NoError(t, err)
 	require.Empty(t, verify.Check(p, r.Plan))
 	require.Equal(t, Optimal, r.Status)

@@ -81,27 +81,40 @@ func coarseLevels(p *model.Problem) []int64 {
 const largeAlign = 8
 
 // alignedFirst is the other restriction: the plain buffers whose alignment
-// is at least 8g are solved alone (with half of ctx's time), and p is
-// returned with them pinned where that plan puts them (nil when it found
-// none). Alone they often pack at their own bound, and the small buffers
-// then fill around them: MiniMalloc C with alignment 65536 on its buffers
-// of at least 64 KiB, 1 327 104 → 1 241 088.
+// is at least 8g are solved alone (with half of ctx's time), beside the
+// pinned buffers where they are pinned, and p is returned with them pinned
+// where that plan puts them (nil when it found none). Alone they often
+// pack at their own bound, and the small buffers then fill around them:
+// MiniMalloc C with alignment 65536 on its buffers of at least 64 KiB,
+// 1 327 104 → 1 241 088. Without the pinned buffers the plan put an aligned
+// buffer over a pinned one and the solve ended in "a bug"
+// (../shared/hostile/r4/plans/aligned_first_bug.json). A pinned buffer
+// tied to others (an alias group) leaves the restriction out.
 func (s *solver) alignedFirst(ctx context.Context) (*model.Problem, error) {
 	p := s.p
 	pool := &p.PoolList()[0]
 	g := bounds.Grid(p)
 	whole := bounds.WholeBuffers(p)
 	sub := &model.Problem{Name: p.Name, Pools: append([]model.Pool(nil), p.Pools...)}
-	var idx []int
+	var idx []int // the restricted buffers, first in sub
+	var pinned []model.Buffer
 	for i := range p.Buffers {
-		if plainBuffer(p, whole, i) && p.Buffers[i].AlignmentIn(pool) >= largeAlign*g {
+		b := &p.Buffers[i]
+		switch {
+		case plainBuffer(p, whole, i) && b.AlignmentIn(pool) >= largeAlign*g:
 			idx = append(idx, i)
-			sub.Buffers = append(sub.Buffers, p.Buffers[i])
+			sub.Buffers = append(sub.Buffers, *b)
+		case b.Pin != nil && b.Size > 0:
+			if !whole[i] {
+				return nil, nil
+			}
+			pinned = append(pinned, *b)
 		}
 	}
 	if len(idx) == 0 || len(idx) == len(p.Buffers) {
 		return nil, nil
 	}
+	sub.Buffers = append(sub.Buffers, pinned...)
 	c := s.child(sub)
 	c.restricted = true
 	cctx, cancel := context.WithTimeout(ctx, part(ctx, 2))
@@ -161,6 +174,8 @@ type coarseRun struct {
 	Peak    int64   `json:"peak,omitempty"`
 	Method  string  `json:"method,omitempty"`
 	Seconds float64 `json:"seconds"`
+	// Error is why the restriction dropped out (tryRestriction).
+	Error string `json:"error,omitempty"`
 }
 
 // coarseApplies reports whether restrictions may be tried: methods auto
@@ -200,6 +215,9 @@ func (s *solver) solveRestriction(ctx context.Context, a int64, d time.Duration,
 			return nil, nil
 		}
 	}
+	if why := bounds.PinConflicts(q); why != "" {
+		return nil, fmt.Errorf("%s: the pins conflict: %s", name, why)
+	}
 	c := s.child(q)
 	c.restricted = true
 	r, err := c.solveSingle(ctx)
@@ -208,6 +226,18 @@ func (s *solver) solveRestriction(ctx context.Context, a int64, d time.Duration,
 	}
 	*runs = append(*runs, coarseRun{Grid: a, Status: r.Status, Peak: r.Peak, Method: r.Method, Seconds: time.Since(t).Seconds()})
 	return r, nil
+}
+
+// tryRestriction is solveRestriction for the race: a restriction that
+// fails drops out (its error is kept in runs, for the statistics) and never
+// ends the solve, since the original problem does not depend on it.
+func (s *solver) tryRestriction(ctx context.Context, a int64, d time.Duration, runs *[]coarseRun) *Result {
+	r, err := s.solveRestriction(ctx, a, d, runs)
+	if err != nil {
+		*runs = append(*runs, coarseRun{Grid: a, Status: Unknown, Error: err.Error()})
+		return nil
+	}
+	return r
 }
 
 // coarseMinimises reports whether the coarse stage solves the
@@ -248,10 +278,7 @@ func (s *solver) runCoarse(ctx context.Context) error {
 	var runs []coarseRun
 	defer func() { s.res.Stats.engine("coarse", runs) }()
 	for _, a := range levels {
-		r, err := s.solveRestriction(ctx, a, per, &runs)
-		if err != nil {
-			return err
-		}
+		r := s.tryRestriction(ctx, a, per, &runs)
 		if r != nil && r.Plan != nil {
 			if err := s.offer(r.Plan, "coarse-"+r.Method); err != nil {
 				return err
@@ -277,10 +304,7 @@ func (s *solver) coarseEngine() engine {
 		decide: func(ctx context.Context, p *model.Problem, c int64) (*model.Plan, outcome, any, error) {
 			var runs []coarseRun
 			for _, a := range s.restrictionLevels() {
-				r, err := s.solveRestriction(ctx, a, part(ctx, coarseShare), &runs)
-				if err != nil {
-					return nil, undecided, runs, err
-				}
+				r := s.tryRestriction(ctx, a, part(ctx, coarseShare), &runs)
 				if r != nil && r.Plan != nil && r.Plan.Peak(p) <= c {
 					return r.Plan, fits, runs, nil
 				}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/optalloc/optalloc/bounds"
+	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/internal/brute"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/verify"
@@ -161,4 +163,37 @@ func TestEarlyRaceComesFirst(t *testing.T) {
 		}
 	}
 	require.Greater(t, raced, 10)
+}
+
+// TestAlignedFirstRespectsPins: the aligned-first restriction plans the
+// aligned buffers beside the pinned ones, so the buffers it pins never
+// overlap a pin (before, b16 went to offset 0 under b1's pin at 64 and the
+// solve ended in "a bug" with no plan; ../shared/hostile/r4/plans/
+// aligned_first_bug.json), and a solve of the file gives a plan.
+func TestAlignedFirstRespectsPins(t *testing.T) {
+	pin := int64(64)
+	p := &model.Problem{Buffers: []model.Buffer{
+		{ID: "b1", Start: 0, End: 3, Size: 1000, Pin: &pin},
+		{ID: "b16", Start: 1, End: 4, Size: 100, Align: 64},
+		{ID: "b5", Start: 1, End: 8, Size: 24},
+		{ID: "b20", Start: 2, End: 9, Size: 1, Align: 16},
+	}}
+	s := &solver{p: p, opt: Options{Method: "auto", Threads: 1}, start: time.Now()}
+	q, err := s.alignedFirst(context.Background())
+	require.NoError(t, err)
+	require.NotNil(t, q)
+	require.Empty(t, bounds.PinConflicts(q))
+	rq, err := Solve(context.Background(), q, Options{Method: "greedy-size", Threads: 1})
+	require.NoError(t, err)
+	require.NotNil(t, rq.Plan)
+	require.Empty(t, verify.Check(p, rq.Plan))
+
+	f, err := formats.Load("../../shared/hostile/r4/plans/aligned_first_bug.json")
+	if err != nil {
+		t.Skip("the shared hostile files are absent")
+	}
+	r, err := Solve(context.Background(), f, Options{Threads: 2, TimeLimit: time.Second})
+	require.NoError(t, err)
+	require.NotNil(t, r.Plan)
+	require.Empty(t, verify.Check(f, r.Plan))
 }

@@ -60,7 +60,7 @@ func (s *solver) honourHints() error {
 // used the time limit, so it gets a fiftieth of it more (at least 20 ms),
 // which a small problem never needs and a huge one cannot overrun.
 func (s *solver) passContext() (context.Context, context.CancelFunc) {
-	if s.opt.TimeLimit <= 0 {
+	if s.opt.TimeLimit <= 0 || s.opt.Work > 0 {
 		return context.Background(), func() {}
 	}
 	return context.WithTimeout(context.Background(), max(s.opt.TimeLimit/50, 20*time.Millisecond))

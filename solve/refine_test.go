@@ -21,7 +21,7 @@ import (
 // leaves it out.
 func TestSolveRefinesLargeProblems(t *testing.T) {
 	p := brute.Chain(rand.New(rand.NewPCG(2, 1)), 5000)
-	res, err := Solve(context.Background(), p, Options{TimeLimit: 20 * time.Second})
+	res, err := Solve(context.Background(), p, Options{Work: DefaultWork})
 	require.NoError(t, err)
 	require.Equal(t, Optimal, res.Status)
 	require.Empty(t, verify.Check(p, res.Plan))
@@ -33,7 +33,7 @@ func TestSolveRefinesLargeProblems(t *testing.T) {
 
 	// A decision at max-live: greedy-size's quick plan is above it, and
 	// the refinement brings it down.
-	res, err = Solve(context.Background(), p, Options{TimeLimit: 20 * time.Second, Capacity: p.ComputeSweep().MaxLive})
+	res, err = Solve(context.Background(), p, Options{Work: DefaultWork, Capacity: p.ComputeSweep().MaxLive})
 	require.NoError(t, err)
 	require.Empty(t, verify.Check(p, res.Plan))
 	assert.LessOrEqual(t, res.Peak, p.ComputeSweep().MaxLive)

@@ -104,6 +104,10 @@ type Stats struct {
 	FirstPlanMillis float64 `json:"first_plan_ms,omitempty"`
 	// HintsHonoured counts the hinted buffers that sit at their hint.
 	HintsHonoured int `json:"hints_honoured,omitempty"`
+	// WorkCut is set when a work-budgeted solve (Options.Work) was ended
+	// by its time limit: its answer may differ from one machine to the
+	// next.
+	WorkCut bool `json:"work_cut,omitempty"`
 }
 
 // engine records an engine's statistics under name.

@@ -109,6 +109,8 @@ func (s *solver) runRounded(ctx context.Context) error {
 func (s *solver) roundedStartBound(ctx context.Context) error {
 	a := bounds.RoundedGrid(s.p)
 	q, rmin := bounds.RoundUp(s.p, a)
+	ctx, cancel := boundShare(ctx)
+	defer cancel()
 	b, err := bounds.Best(ctx, q, bounds.Start...)
 	if err != nil {
 		return err

@@ -223,7 +223,7 @@ func TestSileroClosesByDefault(t *testing.T) {
 	a, err := onnx.LoadFile(path, onnx.Options{Dims: map[string]int64{"input:0": 1, "input:1": 576, "state:1": 1, "sr": 16000}})
 	require.NoError(t, err)
 	for range 3 {
-		r, err := Solve(context.Background(), a.Problem, Options{TimeLimit: 10 * time.Second})
+		r, err := Solve(context.Background(), a.Problem, Options{Work: DefaultWork})
 		require.NoError(t, err)
 		require.Equal(t, Optimal, r.Status)
 		require.Equal(t, int64(10497), r.Peak)

@@ -63,6 +63,12 @@ type Options struct {
 	// plan (heuristics.FillScratch). The planners' own knobs travel in the
 	// context (heuristics.WithSettings).
 	Scratch heuristics.ScratchOptions
+	// Work > 0 is a work budget instead of wall time (work.go): one
+	// thread, no stage given a share of the clock, the branch-and-bound
+	// bounded by Work nodes, SAT, the coarse restrictions and the squeaky
+	// pass left out; the same input then gives the same plan on any
+	// machine. TimeLimit stays a safety net (Stats.WorkCut).
+	Work int64
 	// FreeListTiers, when set, splits a multi-pool problem's buffers over
 	// the pools as this free-list planner's sweep over the whole problem
 	// places them (FillFast: fill the fast pool, then fall to the slow
@@ -74,14 +80,24 @@ type Options struct {
 var Methods = []string{"auto", "heuristic", "exact", "bnb", "sat"}
 
 // Solve plans p according to opt. The returned plan has passed verify.Check.
-func Solve(ctx context.Context, p *model.Problem, opt Options) (*Result, error) {
+func Solve(ctx context.Context, p *model.Problem, opt Options) (res *Result, err error) {
 	start := time.Now()
-	if opt.TimeLimit > 0 {
+	if opt.Work > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = workContext(ctx, opt.TimeLimit)
+		defer cancel()
+		opt = workOptions(opt)
+		defer func() {
+			if res != nil && workCut(ctx) {
+				res.Stats.WorkCut = true
+			}
+		}()
+	} else if opt.TimeLimit > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
 		defer cancel()
 	}
-	p, opt, err := normalise(p, opt)
+	p, opt, err = normalise(p, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -76,7 +76,7 @@ func TestPerfectPackingsSolvedToHeight(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for k := 0; k < 6; k++ {
 		p, _ := brute.PerfectPacking(rng, 24, 64, 20+4*k)
-		r, err := Solve(context.Background(), p, Options{Method: "auto", TimeLimit: 20 * time.Second})
+		r, err := Solve(context.Background(), p, Options{Method: "auto", Work: DefaultWork})
 		require.NoError(t, err)
 		require.NotNil(t, r.Plan)
 		require.Empty(t, verify.Check(p, r.Plan))

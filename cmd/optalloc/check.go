@@ -48,9 +48,12 @@ current folder. Baseline entries no INPUT matched are listed as "missing"
 
 --method defaults to the baseline's method, else greedy-size: one
 deterministic planner that finishes in milliseconds, so the same input gives
-the same peak on any machine and the gate never flakes. "heuristic" and
-"auto" find smaller peaks but contain searches cut by --time-limit, whose
-result depends on the machine's speed: gate them with a --tolerance.
+the same peak on any machine and the gate never flakes. Every method runs
+under a work budget by default (--work, branch-and-bound nodes, one thread,
+no stage given a share of the clock; --time-limit is then a safety net), so
+"heuristic" and "auto", which find smaller peaks, give one answer per input
+on any machine too. With --work 0 they stop at --time-limit instead and
+their results depend on the machine's speed: gate them with a --tolerance.
 
 --json prints, instead of the text report, an object with these stable fields:
   optalloc_version, baseline, baseline_version, method, tolerance_percent,
@@ -64,7 +67,8 @@ result depends on the machine's speed: gate them with a --tolerance.
 			fs.String("write-baseline", "", "write this run's results as a baseline JSON file")
 			fs.String("method", "", "method to plan with (default: the baseline's, else greedy-size; with --layout blocks, greedy_by_size)")
 			layoutFlags(fs, false)
-			fs.Duration("time-limit", 10*time.Second, "time limit of each solve")
+			fs.Duration("time-limit", 10*time.Second, "time limit of each solve (with --work, only a safety net)")
+			fs.Int64("work", solve.DefaultWork, "work budget of each solve instead of wall time, so the verdicts do not depend on the machine's load (branch-and-bound nodes, one thread; see 'optalloc help plan'); 0 = wall time (--time-limit)")
 			fs.Int("threads", 0, "inputs solved at the same time (0 = all cores)")
 			fs.Int64("seed", 1, "seed passed to every solve")
 			fs.Bool("json", false, "print the report as JSON on stdout")
@@ -81,6 +85,8 @@ type baselineFile struct {
 	Version   string  `json:"optalloc_version"`
 	Method    string  `json:"method"`
 	TimeLimit float64 `json:"time_limit_seconds"`
+	// Work is the work budget of each solve (--work); 0: wall time.
+	Work int64 `json:"work,omitempty"`
 	// PlannerOpts are the --planner-opt values the baseline was made with.
 	PlannerOpts []string `json:"planner_opts,omitempty"`
 	// InputFlags are the flags that shape the problems read (--dim,
@@ -260,6 +266,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	limit, _ := fs.GetDuration("time-limit")
 	threads, _ := fs.GetInt("threads")
 	seed, _ := fs.GetInt64("seed")
+	work, _ := fs.GetInt64("work")
 	asJSON, _ := fs.GetBool("json")
 	quiet, _ := fs.GetBool("quiet")
 	switch {
@@ -269,8 +276,8 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return usageErr("want --baseline FILE (or --write-baseline FILE to create one)")
 	case tol < 0 || math.IsNaN(tol) || math.IsInf(tol, 0):
 		return usageErr("--tolerance must be a finite percentage >= 0")
-	case limit < 0 || threads < 0:
-		return usageErr("--time-limit and --threads must not be negative")
+	case limit < 0 || threads < 0 || work < 0:
+		return usageErr("--time-limit, --threads and --work must not be negative")
 	case writePath == "-":
 		return usageErr("--write-baseline needs a file name")
 	}
@@ -323,7 +330,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := corpus.Config{Methods: []string{method}, TimeLimit: limit, Workers: threads, Seed: seed, Layout: layout, Tune: popts.tune()}
+	cfg := corpus.Config{Methods: []string{method}, TimeLimit: limit, Workers: threads, Seed: seed, Layout: layout, Tune: withWork(popts.tune(), work)}
 	results := runWithBar(ctx, e, insts, cfg, quiet)
 	if err := ctx.Err(); err != nil {
 		return failure("interrupted: %v", err)
@@ -337,6 +344,9 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	matched := map[string]bool{}
 	for i := range results {
 		ci := judge(&results[i], base, tol)
+		if rs := results[i].Runs; len(rs) > 0 && rs[0].Stats.WorkCut {
+			fmt.Fprintf(e.stderr, "optalloc check: warning: %s: --time-limit ended its solve before --work did, so this result may differ on another machine (raise --time-limit or lower --work)\n", results[i].Name)
+		}
 		report.Counts[ci.Verdict]++
 		report.Instances = append(report.Instances, ci)
 		if base != nil {
@@ -362,6 +372,9 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 
 	if writePath != "" {
 		nb := newBaseline(results, method, limit, writePath)
+		if layout != "blocks" {
+			nb.Work = work
+		}
 		nb.PlannerOpts, nb.InputFlags = optArgs, inputFlags
 		if err := writeOutput(e, writePath, func(w io.Writer) error { return writeJSON(w, nb) }); err != nil {
 			return err
@@ -530,4 +543,19 @@ func defaultCheckMethod() string {
 		return "greedy-size"
 	}
 	return names[0]
+}
+
+// withWork returns tune that also sets each solve's work budget (--work;
+// 0 leaves the solves to wall time).
+func withWork(tune func(context.Context, *model.Problem, *solve.Options) (context.Context, *model.Problem), work int64) func(context.Context, *model.Problem, *solve.Options) (context.Context, *model.Problem) {
+	if work == 0 {
+		return tune
+	}
+	return func(ctx context.Context, p *model.Problem, opt *solve.Options) (context.Context, *model.Problem) {
+		opt.Work = work
+		if tune == nil {
+			return ctx, p
+		}
+		return tune(ctx, p, opt)
+	}
 }

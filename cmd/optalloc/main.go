@@ -108,7 +108,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		args = []string{name, "--help"}
 	}
 	if name == "--version" || name == "version" {
-		fmt.Fprintln(stdout, "optalloc", Version)
+		fmt.Fprintln(stdout, versionLine())
 		return 0
 	}
 	c, ok := commands[name]

@@ -33,7 +33,7 @@ var outputFlagNames = []string{"output", "svg", "html", "schedule", "write-basel
 
 // inputFlagNames are the flags that name an input file besides the
 // positional arguments.
-var inputFlagNames = []string{"problem", "baseline"}
+var inputFlagNames = []string{"problem", "baseline", "scratch"}
 
 // stdoutFlagNames are the boolean flags that print on standard output.
 var stdoutFlagNames = []string{"json"}
@@ -100,6 +100,9 @@ func guardFiles(e *env, args []string) error {
 		case "-":
 			stdoutUsers = append(stdoutUsers, "--"+name+" -")
 		default:
+			if namesStdout(v) {
+				stdoutUsers = append(stdoutUsers, "--"+name+" "+v)
+			}
 			outs = append(outs, v)
 		}
 	}
@@ -385,4 +388,15 @@ func outputBySuffix(out, svg, html string) (string, string, string, error) {
 		what = "no suffix"
 	}
 	return "", "", "", usageErr("-o %s: %s; the plan's format is chosen by the suffix: %s", out, what, strings.Join(planSuffixes, ", "))
+}
+
+// namesStdout reports whether path is a name of standard output
+// (/dev/stdout, /dev/fd/1, /proc/self/fd/1): -o /dev/stdout --json wrote
+// the JSON and then the plan into one stream.
+func namesStdout(path string) bool {
+	switch filepath.Clean(path) {
+	case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
+		return true
+	}
+	return false
 }

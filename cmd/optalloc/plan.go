@@ -85,6 +85,7 @@ func planFlags(fs *pflag.FlagSet) {
 	poolFlag(fs)
 	fs.Var(new(byteSize), "capacity", "decide whether the plan fits in this many bytes (e.g. 1048576 or 1MiB); 0 = minimise")
 	fs.Duration("time-limit", 10*time.Second, "stop after this much wall time from the start (reading the input included) and return the best plan found; 0 = no limit")
+	fs.Int64("work", 0, "a work budget instead of wall time: one answer per input on any machine (one thread, the branch-and-bound bounded by this many nodes, no stage given a share of the clock, SAT left out; --time-limit is then only a safety net); 0 = off, 1000000 is check's default (docs/tools.md)")
 	fs.String("method", "auto", "auto (heuristics, then the exact race) | exact | bnb | sat | heuristic (the portfolio) | a planner name")
 	fs.StringP("output", "o", "", "write the plan to this file (by suffix: .csv: input columns plus offset; .json: JSON plan; .tflite: a copy of the input .tflite model carrying the plan as TFLite Micro's offline plan; .svg, .html: a picture, as --svg/--html; - = stdout, CSV)")
 	fs.String("svg", "", "also draw the plan as an SVG picture")
@@ -180,8 +181,12 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	quiet, _ := fs.GetBool("quiet")
 	threads, _ := fs.GetInt("threads")
 	seed, _ := fs.GetInt64("seed")
+	work, _ := fs.GetInt64("work")
 	if limit < 0 {
 		return usageErr("--time-limit must not be negative")
+	}
+	if work < 0 {
+		return usageErr("--work must not be negative")
 	}
 	if threads < 0 {
 		return usageErr("--threads must not be negative")
@@ -242,7 +247,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		return planBlocks(ctx, e, args[0], p)
 	}
 	stopProgress := func() {}
-	opt := solve.Options{Method: method, Capacity: capacity, TimeLimit: remaining(e, limit), Threads: threads, Seed: seed}
+	opt := solve.Options{Method: method, Capacity: capacity, TimeLimit: remaining(e, limit), Threads: threads, Seed: seed, Work: work}
 	for _, f := range pruneFlags {
 		if on, _ := fs.GetBool(f.name); on {
 			f.set(&opt)

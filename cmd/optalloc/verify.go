@@ -62,7 +62,11 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	capacity := int64(*e.flags.Lookup("capacity").Value.(*byteSize))
 	asJSON, _ := e.flags.GetBool("json")
 	maxList, _ := e.flags.GetInt("max")
-	p, err := loadProblem(e, args[0])
+	p, err := planAsProblem(args[0])
+	problemIsPlan := p != nil
+	if err == nil && p == nil {
+		p, err = loadProblem(e, args[0])
+	}
 	if err != nil {
 		return err
 	}
@@ -100,6 +104,9 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		return &model.InputError{File: planName, Msg: "cannot read: " + err.Error()}
 	}
 	plan, err := planio.Read(bytes.NewReader(data), planName, p)
+	if err != nil && problemIsPlan {
+		return swapHint(err, args[0])
+	}
 	if err != nil {
 		return err
 	}

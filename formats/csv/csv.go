@@ -25,6 +25,10 @@ var csvColumnNames = map[string]string{
 	"offset": "offset",
 	"hint":   "hint",
 	"gaps":   "gaps",
+	// A plan CSV's alias groups (plan -o writes them): read back, a plan
+	// file is its own problem (its offsets are pins, a member follows its
+	// root). Without them the views of a plan read as overlapping pins.
+	"alias": "alias", "alias_delta": "alias_delta",
 }
 
 // OptionalColumns are the optional columns, in the order they are written.
@@ -95,8 +99,9 @@ func Read(r io.Reader, name string) (*model.Problem, error) {
 	}
 	cID, cLower, cUpper, cEnd, cSize := idx("id"), idx("lower"), idx("upper"), idx("end"), idx("size")
 	cAlign, cOffset, cHint, cGaps := idx("alignment"), idx("offset"), idx("hint"), idx("gaps")
+	cAlias, cDelta := idx("alias"), idx("alias_delta")
 	names := map[int]string{cID: "id", cLower: "lower", cUpper: "upper", cEnd: "end", cSize: "size",
-		cAlign: "alignment", cOffset: "offset", cHint: "hint", cGaps: "gaps"}
+		cAlign: "alignment", cOffset: "offset", cHint: "hint", cGaps: "gaps", cAlias: "alias", cDelta: "alias_delta"}
 	// The row being read; the helpers below are made once, not per row.
 	var rec []string
 	var line int
@@ -191,6 +196,15 @@ func Read(r io.Reader, name string) (*model.Problem, error) {
 			if b.Gaps, err = ParseGaps(s); err != nil {
 				return nil, fail(line, "buffer %q: %v", b.ID, err)
 			}
+		}
+		if s, _ := field(cAlias); s != "" {
+			b.Alias = &model.Alias{Parent: strings.Clone(s)}
+			if d, _ := field(cDelta); d != "" {
+				if b.Alias.Delta, err = num(cDelta); err != nil {
+					return nil, err
+				}
+			}
+			b.Pin = nil // the member's offset is its root's plus the delta
 		}
 		p.Buffers = append(p.Buffers, b)
 	}

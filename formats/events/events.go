@@ -20,8 +20,10 @@ func init() {
 
 // Sniff reports whether data looks like an allocation trace: its first
 // line that is not blank and not a # comment starts with alloc, malloc or
-// free.
+// free. A byte order mark is skipped, as Read skips it (a trace with one
+// was read as CSV on standard input).
 func Sniff(data []byte) bool {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	for len(data) > 0 {
 		line := data
 		if k := bytes.IndexByte(data, '\n'); k >= 0 {

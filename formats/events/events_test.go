@@ -124,3 +124,14 @@ func TestHostileTraces(t *testing.T) {
 	assert.Contains(t, err.Error(), "latin1.events:2: id")
 	assert.Contains(t, err.Error(), "not valid UTF-8")
 }
+
+// TestBOMOnStandardInput (issue 42 item 5): a trace with a byte order mark
+// is sniffed as a trace on standard input too (it was read as CSV: "missing
+// column upper").
+func TestBOMOnStandardInput(t *testing.T) {
+	assert.True(t, Sniff([]byte("\ufeffalloc a 16\nfree a\n")))
+	p, err := formats.LoadBytes([]byte("\ufeffalloc a 16\nfree a\n"), "-")
+	require.NoError(t, err)
+	require.Len(t, p.Buffers, 1)
+	assert.Equal(t, "a", p.Buffers[0].ID)
+}

@@ -84,6 +84,12 @@ func DecodeBufferList(r io.Reader, name string, m *Model) ([]ScratchRequest, err
 		if upper < lower || lower < 0 || upper > int64(m.Ops)+2 {
 			return nil, fail(line, "lifetime [%d, %d) does not fit the model's %d operator scopes", lower, upper, m.Ops)
 		}
+		if upper == lower {
+			return nil, fail(line, "lifetime [%d, %d) is empty (TFLite Micro writes upper = last+2 > lower = first+1)", lower, upper)
+		}
+		if size > maxScratch {
+			return nil, fail(line, "size %d is more than any arena holds (at most %d)", size, int64(maxScratch))
+		}
 		id := field("id")
 		if row < len(planned) {
 			// The first rows are the tensors, in global order.

@@ -54,7 +54,7 @@ func (k *kernelOp) cmsisScratch(path cmsisnn.Path) (sizes []int64, ok bool, err 
 	}
 	for _, s := range sizes {
 		if s > math.MaxInt32 {
-			return nil, true, fmt.Errorf("its CMSIS-NN scratch size %d overflows int32", s)
+			return nil, true, &sizeError{fmt.Sprintf("its CMSIS-NN scratch size %d overflows int32", s)}
 		}
 	}
 	return sizes, true, nil

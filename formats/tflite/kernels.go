@@ -39,7 +39,11 @@ func (k *kernelOp) int4Filter() ([]int64, error) {
 	if f.Type != "INT4" {
 		return nil, nil
 	}
-	return []int64{elements(f)}, nil
+	b, err := product(elements(f))
+	if err != nil {
+		return nil, err
+	}
+	return []int64{b}, nil
 }
 
 // mirrorPad follows mirror_pad.cc (MirrorPadPrepare): two int arrays of
@@ -79,7 +83,11 @@ func (k *kernelOp) reduce() ([]int64, error) {
 		}
 		sizes = append(sizes, b)
 	}
-	return append(sizes, 4*int64(len(in.Shape)), 4*elements(axis)), nil
+	b, err := product(4, elements(axis))
+	if err != nil {
+		return nil, err
+	}
+	return append(sizes, 4*int64(len(in.Shape)), b), nil
 }
 
 // svdf follows svdf_common.cc (PrepareSvdf): an int8 input asks for

@@ -1,6 +1,7 @@
 package tflite
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -89,6 +90,9 @@ func (m *Model) Scratch(t Target) (reqs []ScratchRequest, skipped, unknown []str
 			sg.Operators(&op, i)
 			k := &kernelOp{m: m, s: s, i: i, op: &op}
 			sizes, known, err := k.scratchFor(t)
+			if se := (*sizeError)(nil); errors.As(err, &se) {
+				return nil, nil, nil, &model.InputError{File: m.Name, Msg: fmt.Sprintf("operator %d (%s) of subgraph %d: %v", i, k.name(), s, err)}
+			}
 			if err != nil {
 				skipped = append(skipped, fmt.Sprintf("operator %d (%s) of subgraph %d: %v, so TFLite Micro's %s kernel would refuse it; no scratch counted for it", i, k.name(), s, err, t.Kernels()))
 				continue
@@ -206,11 +210,17 @@ func dim(t *Tensor, d int) (int64, error) {
 	return int64(t.Shape[d]), nil
 }
 
-// elements is t's element count (RuntimeShape::FlatSize, NumElements).
+// elements is t's element count (RuntimeShape::FlatSize, NumElements),
+// math.MaxInt64 when it overflows (the reader bounds a tensor's bytes, not
+// the elements of a type without width: a STRING axis of 2^62 elements),
+// so that product refuses it.
 func elements(t *Tensor) int64 {
 	n := int64(1)
 	for _, d := range t.Shape {
-		n *= int64(d) // the reader bounded the product
+		if d < 0 || d != 0 && n > math.MaxInt64/int64(d) {
+			return math.MaxInt64
+		}
+		n *= int64(d)
 	}
 	return n
 }
@@ -223,20 +233,30 @@ func width(t *Tensor) int64 {
 	return 0
 }
 
-// product multiplies sizes, failing on overflow.
+// maxScratch is the largest scratch request kept (product's bound): the
+// planner rounds sizes up to Alignment, which must not overflow.
+const maxScratch = math.MaxInt64 / 16
+
+// product multiplies sizes, failing (with a *sizeError) on overflow.
 func product(vs ...int64) (int64, error) {
 	p := int64(1)
 	for _, v := range vs {
 		if v < 0 {
-			return 0, fmt.Errorf("a negative size %d", v)
+			return 0, &sizeError{fmt.Sprintf("a negative size %d", v)}
 		}
-		if v != 0 && p > math.MaxInt64/16/v {
-			return 0, fmt.Errorf("a scratch size overflows")
+		if v != 0 && p > maxScratch/v {
+			return 0, &sizeError{"its scratch size overflows 64 bits"}
 		}
 		p *= v
 	}
 	return p, nil
 }
+
+// sizeError is a scratch size no kernel could ask for: the model is
+// malformed (ReferenceScratch refuses it), not meant for other kernels.
+type sizeError struct{ msg string }
+
+func (e *sizeError) Error() string { return e.msg }
 
 // options returns the operator's builtin options table of type typ.
 func (k *kernelOp) options(typ schema.BuiltinOptions) (flatbuffers.Table, bool) {

@@ -128,6 +128,8 @@ func TestDecodeBufferListErrors(t *testing.T) {
 		{"scratch out of order", good + "s1,2,3,48\n", "want s0"},
 		{"negative size", good + "s0,2,3,-48\n", "not a non-negative integer"},
 		{"lifetime past the model", good + "s0,2,99,48\n", "does not fit"},
+		{"empty lifetime", good + "s0,3,3,16\n", ":7: lifetime [3, 3) is empty"},
+		{"size past any arena", good + "s0,3,4,9223372036854775807\n", ":7: size 9223372036854775807 is more than any arena holds"},
 		{"tensor after scratch", good + "s0,2,3,48\nt0_0,1,3,784\n", "this is one more"},
 	}
 	for _, tc := range tests {
@@ -172,4 +174,31 @@ func FuzzDecodeBufferList(f *testing.F) {
 			require.LessOrEqual(t, r.First, r.Last+1)
 		}
 	})
+}
+
+// TestScratchSizeOverflows: scratch sizes past 64 bits are refused with the
+// operator named (../shared/hostile/r4/scratch: a MEAN whose STRING axis
+// has 2^62 elements wrapped its scratch to 0 bytes, exit 0; 5·2^59 and an
+// INT4 filter of 2^63−1 elements gave "size -N is negative").
+func TestScratchSizeOverflows(t *testing.T) {
+	dir := filepath.Join(sharedModels, "..", "..", "hostile", "r4", "scratch")
+	for name, want := range map[string]string{
+		"mean_axis_wrap.tflite": "operator 0 (MEAN) of subgraph 0: its scratch size overflows 64 bits",
+		"mean_axis_neg.tflite":  "operator 0 (MEAN) of subgraph 0: its scratch size overflows 64 bits",
+		"conv_int4_max.tflite":  "operator 0 (CONV_2D) of subgraph 0: its scratch size overflows 64 bits",
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			if _, err := os.Stat(path); err != nil {
+				t.Skip("the shared hostile files are absent")
+			}
+			m, err := ReadFile(path)
+			require.NoError(t, err)
+			_, _, err = m.ReferenceScratch(8)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), want)
+			var ie *model.InputError
+			assert.ErrorAs(t, err, &ie)
+		})
+	}
 }

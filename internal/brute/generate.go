@@ -226,3 +226,16 @@ func AlignedChain(n int) *model.Problem {
 	}
 	return p
 }
+
+// AlignedStaircase is the staircase of ../shared/hostile/r4/cli/mklong.py:
+// buffer i lives [i, i+n/2) with a size in 1..999 and an alignment in
+// 1..64 (a power of two), so n/2 buffers are live at once.
+func AlignedStaircase(n int) *model.Problem {
+	rng := rand.New(rand.NewPCG(1, uint64(n)))
+	p := &model.Problem{Name: "staircase"}
+	for i := range n {
+		p.Buffers = append(p.Buffers, model.Buffer{ID: fmt.Sprint("b", i), Start: int64(i), End: int64(i + n/2),
+			Size: 1 + rng.Int64N(999), Align: 1 << rng.IntN(7)})
+	}
+	return p
+}

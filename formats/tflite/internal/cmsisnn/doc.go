@@ -17,6 +17,7 @@
 //     convolution of one input channel into a convolution, is 8 under Arm
 //     Compiler 6 and 1 with GCC.
 //
-// Every function computes in int64 and the caller checks the result against
+// Every function computes in int64, saturating at Saturated instead of
+// overflowing, and the caller checks the result against
 // int32 (the C functions return int32_t).
 package cmsisnn

@@ -1,5 +1,7 @@
 package cmsisnn
 
+import "math"
+
 // Path is the code path CMSIS-NN compiles for a CPU.
 type Path int
 
@@ -51,7 +53,7 @@ func is1x1(p Conv, in, f Dims) bool {
 
 // is1xN is arm_nn_is_convolve_1_x_n.
 func is1xN(p Conv, in, f Dims) bool {
-	return in.H == 1 && p.DilationW == 1 && f.H == 1 && (p.StrideW*in.C)%4 == 0 && in.C == f.C
+	return in.H == 1 && p.DilationW == 1 && f.H == 1 && mul(p.StrideW, in.C)%4 == 0 && in.C == f.C
 }
 
 // convS8 is arm_convolve_s8_get_buffer_size.
@@ -59,23 +61,23 @@ func convS8(path Path, in, f Dims) int64 {
 	if path == MVE {
 		return convS8MVE(in, f)
 	}
-	cols := f.W * f.H * in.C
+	cols := mul(f.W, f.H, in.C)
 	if r := cols % 4; r != 0 {
-		cols += 4 - r
+		cols = add(cols, 4-r)
 	}
-	return 2 * cols * int16Bytes
+	return mul(2, cols, int16Bytes)
 }
 
 // convS8MVE is arm_convolve_s8_get_buffer_size_mve: four im2col buffers of
 // whole 16-byte lanes.
 func convS8MVE(in, f Dims) int64 {
-	col := (in.C*f.W*f.H + 15) / 16
-	return 4 * col * 16
+	col := add(mul(in.C, f.W, f.H), 15) / 16
+	return mul(4, col, 16)
 }
 
 // conv1xNS8MVE is arm_convolve_1_x_n_s8_get_buffer_size_mve.
 func conv1xNS8MVE(p Conv, in, f, out Dims) int64 {
-	totalPad := (out.W-1)*p.StrideW + f.W - in.W
+	totalPad := add(mul(out.W-1, p.StrideW), f.W) - in.W
 	asym := totalPad % 2 // C's %: the sign of the dividend
 	right := int64(0)
 	if p.PaddingW+asym != 0 {
@@ -89,14 +91,14 @@ func conv1xNS8MVE(p Conv, in, f, out Dims) int64 {
 	if right+noPad+left != out.W {
 		return convS8MVE(in, f)
 	}
-	padLeft := p.PaddingW * in.C
+	padLeft := mul(p.PaddingW, in.C)
 	padRight := padLeft
 	if asym != 0 {
-		padRight = right * in.C
+		padRight = mul(right, in.C)
 	}
-	elemLeft := f.W * in.C
+	elemLeft := mul(f.W, in.C)
 	elemRight := elemLeft - in.C
-	return max(elemLeft+padLeft, elemRight+padRight)
+	return max(add(elemLeft, padLeft), add(elemRight, padRight))
 }
 
 // Conv1x1S8Fast is arm_convolve_1x1_s8_fast_get_buffer_size: 2·C int16s
@@ -119,20 +121,20 @@ func ConvWrapperS8(path Path, p Conv, in, f, out Dims) int64 {
 
 // ConvWrapperS16 is arm_convolve_wrapper_s16_get_buffer_size.
 func ConvWrapperS16(path Path, in, f Dims) int64 {
-	col := in.C * f.W * f.H
+	col := mul(in.C, f.W, f.H)
 	if path == MVE {
-		return 4 * ((col + 7) / 8) * 8 * int16Bytes
+		return mul(4, add(col, 7)/8, 8, int16Bytes)
 	}
-	return 2 * col * int16Bytes
+	return mul(2, col, int16Bytes)
 }
 
 // dwOptS8 is arm_depthwise_conv_s8_opt_get_buffer_size.
 func dwOptS8(path Path, in, f Dims) int64 {
 	switch path {
 	case MVE:
-		return 4 * chInBlockMVE * f.W * f.H
+		return mul(4, chInBlockMVE, f.W, f.H)
 	case DSP:
-		return in.C * f.W * f.H * int16Bytes
+		return mul(in.C, f.W, f.H, int16Bytes)
 	}
 	return 0
 }
@@ -143,7 +145,7 @@ func dwOptS8(path Path, in, f Dims) int64 {
 func dwOneInChMVE(p Conv, in, f, out Dims) int64 {
 	fc := Dims{N: f.C, H: f.H, W: f.W, C: f.N}
 	size := convWrapperS8MVE(p, in, fc, out)
-	return size + f.C*f.H*f.W*f.N
+	return add(size, mul(f.C, f.H, f.W, f.N))
 }
 
 // convWrapperS8MVE is arm_convolve_wrapper_s8_get_buffer_size_mve.
@@ -169,9 +171,9 @@ func DepthwiseWrapperS8(path Path, p Conv, in, f, out Dims) int64 {
 func DepthwiseWrapperS4(path Path, p Conv, in, f, out Dims) int64 {
 	if in.C == out.C && in.N == 1 && p.DilationW == 1 && p.DilationH == 1 {
 		if path == MVE {
-			return 4 * chInBlockMVE * f.W * f.H
+			return mul(4, chInBlockMVE, f.W, f.H)
 		}
-		return in.C * f.W * f.H * int16Bytes
+		return mul(in.C, f.W, f.H, int16Bytes)
 	}
 	return 0
 }
@@ -181,7 +183,7 @@ func DepthwiseWrapperS4(path Path, p Conv, in, f, out Dims) int64 {
 // elsewhere.
 func FullyConnectedS8(path Path, f Dims) int64 {
 	if path == MVE {
-		return f.C * int32Bytes
+		return mul(f.C, int32Bytes)
 	}
 	return 0
 }
@@ -190,7 +192,7 @@ func FullyConnectedS8(path Path, f Dims) int64 {
 // arm_avgpool_s16_get_buffer_size: an int32 per channel on the DSP path.
 func AvgPool(path Path, outW, ch int64) int64 {
 	if path == DSP {
-		return ch * int32Bytes
+		return mul(ch, int32Bytes)
 	}
 	return 0
 }
@@ -199,7 +201,7 @@ func AvgPool(path Path, outW, ch int64) int64 {
 // path (the kernel sums).
 func SVDFS8(path Path, wf Dims) int64 {
 	if path == MVE {
-		return wf.N * int32Bytes
+		return mul(wf.N, int32Bytes)
 	}
 	return 0
 }
@@ -215,19 +217,44 @@ func transposeReverse(p Conv, in Dims) bool {
 // writes it.)
 func TransposeConvS8(path Path, p Conv, in, f, out Dims) int64 {
 	if transposeReverse(p, in) {
-		rin := Dims{N: in.N, H: in.H * p.StrideH, W: in.W * p.StrideW, C: in.C}
+		rin := Dims{N: in.N, H: mul(in.H, p.StrideH), W: mul(in.W, p.StrideW), C: in.C}
 		return convS8(path, rin, f)
 	}
-	bufX := ((in.W-1)*p.StrideW + max(f.W, p.StrideH)) * out.C
+	bufX := mul(add(mul(in.W-1, p.StrideW), max(f.W, p.StrideH)), out.C)
 	bufY := max(f.H, p.StrideH)
-	return bufX * bufY * int32Bytes
+	return mul(bufX, bufY, int32Bytes)
 }
 
 // TransposeConvReverseS8 is
 // arm_transpose_conv_s8_get_reverse_conv_buffer_size: the reversed filter.
 func TransposeConvReverseS8(p Conv, in, f Dims) int64 {
 	if transposeReverse(p, in) {
-		return in.C * f.W * f.H * f.N
+		return mul(in.C, f.W, f.H, f.N)
 	}
 	return 0
+}
+
+// Saturated is the value mul and add return instead of overflowing: a
+// size no int32 holds, which the caller refuses.
+const Saturated = math.MaxInt64
+
+// mul multiplies non-negative factors, saturating at Saturated (a
+// negative factor, which no valid operator has, gives Saturated too).
+func mul(vs ...int64) int64 {
+	p := int64(1)
+	for _, v := range vs {
+		if v < 0 || v != 0 && p > math.MaxInt64/v {
+			return Saturated
+		}
+		p *= v
+	}
+	return p
+}
+
+// add adds, saturating at Saturated.
+func add(a, b int64) int64 {
+	if a == Saturated || b == Saturated || b > 0 && a > math.MaxInt64-b {
+		return Saturated
+	}
+	return a + b
 }
