@@ -309,4 +309,3 @@ func planFromOffsets(a *tflite.Arena, offsets []int32) *model.Plan {
 	}
 	return pl
 }
-
