@@ -490,3 +490,54 @@ func statusCode(s solve.Status) int {
 		return 3
 	}
 }
+
+// planOf is the plan the caller gives for the problem: offsets, and pools
+// (indices into the problem's pools; nil: the first), checked by the
+// verifier first: a plan it rejects is never written.
+func (pr *problem) planOf(offsets []int64, pools []int32) (*optalloc.Input, *model.Plan, error) {
+	in := pr.snapshot()
+	p := in.Problem
+	if err := p.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if len(offsets) != len(p.Buffers) || (pools != nil && len(pools) != len(p.Buffers)) {
+		return nil, nil, badArg("%d offsets for %d buffers", len(offsets), len(p.Buffers))
+	}
+	pl := model.NewPlan(p)
+	for i := range pl.Placements {
+		pl.Placements[i].Offset = offsets[i]
+		if pools != nil {
+			pl.Placements[i].Pool = int(pools[i])
+		}
+	}
+	if vs := verify.Check(p, pl); len(vs) > 0 {
+		return nil, nil, badArg("the plan is invalid (%d violations; first: %s): not written", len(vs), vs[0])
+	}
+	return in, pl, nil
+}
+
+// writePlan writes the caller's plan through the front door, as
+// optalloc_result_write writes a result's.
+func (pr *problem) writePlan(offsets []int64, pools []int32, path string) error {
+	in, pl, err := pr.planOf(offsets, pools)
+	if err != nil {
+		return err
+	}
+	if path == "-" {
+		return badArg("- (standard output) is not a file here: give a path")
+	}
+	return in.Write(path, pl)
+}
+
+// encodePlan is writePlan's bytes for a path of that suffix, not written.
+func (pr *problem) encodePlan(offsets []int64, pools []int32, path string) ([]byte, error) {
+	in, pl, err := pr.planOf(offsets, pools)
+	if err != nil {
+		return nil, err
+	}
+	enc, err := in.Encode(path, pl)
+	if err != nil {
+		return nil, err
+	}
+	return enc.Data, nil
+}

@@ -43,6 +43,7 @@ package main
 //   optalloc_solver_solve(s, p, &r)  result, optalloc_result_free; blocks until done
 //   optalloc_result_status, _peak, _lower_bound, _offsets (caller's arrays),
 //   _method, _reason, _pool_name (strings), _write (a plan file)
+//   optalloc_problem_write_plan, _encode_plan   a plan given as offsets, written as _write writes it
 
 enum {
 	OPTALLOC_OK = 0,
@@ -624,6 +625,58 @@ func optalloc_result_write(h C.uintptr_t, path *C.optalloc_cchar) C.int {
 			return badArg("the path is NULL")
 		}
 		return r.write(goString(path))
+	})
+}
+
+// optalloc_problem_write_plan writes a plan given as n offsets (and pools,
+// indices into the problem's pools; NULL = the first) for the problem's n
+// buffers, as optalloc_result_write writes a result's: by the path's suffix,
+// through the front door. A plan the verifier rejects is not written (code 2).
+//
+//export optalloc_problem_write_plan
+func optalloc_problem_write_plan(h C.uintptr_t, n C.size_t, offsets *C.optalloc_cint64, pools *C.optalloc_cint32, path *C.optalloc_cchar) C.int {
+	return call(uintptr(h), func() error {
+		pr, _, err := valueOf[*problem](uintptr(h), "problem")
+		if err != nil {
+			return err
+		}
+		if path == nil || (offsets == nil && n > 0) {
+			return badArg("the path or the offsets are NULL")
+		}
+		var ps []int32
+		if pools != nil {
+			ps = unsafe.Slice((*int32)(unsafe.Pointer(pools)), length(n, 4))
+		}
+		return pr.writePlan(int64s(offsets, n), ps, goString(path))
+	})
+}
+
+// optalloc_problem_encode_plan stores in *out (and its length in *len) what
+// optalloc_problem_write_plan would write to a file named like path (its
+// suffix chooses the format; "-" is CSV), without writing it. Free *out with
+// optalloc_string_free.
+//
+//export optalloc_problem_encode_plan
+func optalloc_problem_encode_plan(h C.uintptr_t, n C.size_t, offsets *C.optalloc_cint64, pools *C.optalloc_cint32, path *C.optalloc_cchar, out **C.char, length_ *C.size_t) C.int {
+	return call(uintptr(h), func() error {
+		pr, _, err := valueOf[*problem](uintptr(h), "problem")
+		if err != nil {
+			return err
+		}
+		if path == nil || out == nil || length_ == nil || (offsets == nil && n > 0) {
+			return badArg("a pointer argument is NULL")
+		}
+		var ps []int32
+		if pools != nil {
+			ps = unsafe.Slice((*int32)(unsafe.Pointer(pools)), length(n, 4))
+		}
+		data, err := pr.encodePlan(int64s(offsets, n), ps, goString(path))
+		if err != nil {
+			return err
+		}
+		*out = (*C.char)(C.CBytes(append(data, 0)))
+		*length_ = C.size_t(len(data))
+		return nil
 	})
 }
 
