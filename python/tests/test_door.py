@@ -103,3 +103,18 @@ def test_tflite_write_back(tmp_path: Path, go_cli: Path) -> None:
         assert "result ok" in run.stdout, run.stdout + run.stderr
         head = [line for line in run.stdout.splitlines() if line.startswith("arena_head ")]
         assert head == [f"arena_head {s.peak}"]
+
+
+@pytest.mark.parametrize("name", ["hello_world_int8.tflite", "keyword_scrambled_8bit.tflite",
+                                  "micro_speech_quantized.tflite", "person_detect.tflite"])
+@pytest.mark.parametrize("suffix", [".tflite", ".csv", ".json"])
+def test_same_bytes_as_the_go_cli(tmp_path: Path, go_cli: Path, name: str, suffix: str) -> None:
+    """The CLI, and the library from Python, write the same bytes for the same model and method."""
+    model = shared("models", "tflite", name)
+    ours, theirs = tmp_path / f"py{suffix}", tmp_path / f"go{suffix}"
+    r = subprocess.run([str(go_cli), "plan", str(model), "-q", "--threads", "1", "--time-limit", "5s",
+                        "-o", str(theirs)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    p = optalloc.load(model)
+    optalloc.write(p, optalloc.solve(p, time_limit=5, threads=1), ours)
+    assert ours.read_bytes() == theirs.read_bytes()
