@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/optalloc/optalloc/device"
 	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/formats/onnx"
 	"github.com/optalloc/optalloc/formats/tflite"
@@ -46,22 +47,19 @@ type Input struct {
 	// ONNX If planned both ways, operators whose scratch is unknown).
 	Warnings []string
 
-	files  []string // files read: never written
-	tfl    *tfliteInput
-	online []bool // NewInput's runtime-placed buffers
-}
-
-// tfliteInput is a TFLite model as read, with its arena.
-type tfliteInput struct {
-	model *tflite.Model
-	arena *tflite.Arena
+	files []string       // files read: never written
+	rt    device.Runtime // the runtime back end; nil for a problem alone
 }
 
 // NewInput makes an input of a problem built in memory. online, when not
 // nil, marks the buffers a TFLite-Micro-like runtime places itself around
 // the plan (its greedy planner, online): Plan then plans the device's arena.
 func NewInput(name string, p *model.Problem, online []bool) *Input {
-	return &Input{Name: name, Problem: p, online: online}
+	in := &Input{Name: name, Problem: p}
+	if online != nil {
+		in.rt = device.Greedy{Flags: online}
+	}
+	return in
 }
 
 // WithProblem returns a copy of in that plans p, a changed copy of
@@ -86,35 +84,25 @@ func (in *Input) Protect(paths ...string) {
 // TFLite returns the TFLite model read and its arena (nil, nil for other
 // inputs).
 func (in *Input) TFLite() (*tflite.Model, *tflite.Arena) {
-	if in.tfl == nil {
-		return nil, nil
+	if t, ok := in.rt.(*device.TFLM); ok {
+		return t.Model, t.Arena
 	}
-	return in.tfl.model, in.tfl.arena
+	return nil, nil
 }
+
+// Runtime is the input's runtime back end (device.TFLM for a TFLite model),
+// nil for a problem alone.
+func (in *Input) Runtime() device.Runtime { return in.rt }
 
 // Online marks the buffers of in.Problem the runtime places itself (TFLite
 // Micro's kernel scratch buffers); nil when there are none, or when the
 // problem was changed so that they are no longer the runtime's (other
 // buffers, several pools).
 func (in *Input) Online() []bool {
-	p := in.Problem
-	var on []bool
-	switch {
-	case in.tfl != nil:
-		if len(p.Buffers) != len(in.tfl.arena.Problem.Buffers) {
-			return nil
-		}
-		on = in.tfl.arena.Online()
-	case in.online != nil:
-		if len(in.online) != len(p.Buffers) {
-			return nil
-		}
-		on = in.online
-	}
-	if on == nil || len(p.PoolList()) > 1 {
+	if in.rt == nil {
 		return nil
 	}
-	return on
+	return in.rt.Online(in.Problem)
 }
 
 // isSuffix reports whether path ends in suffix, ignoring case.
@@ -256,7 +244,7 @@ func (in *Input) useTFLite(m *tflite.Model, opt LoadOptions) error {
 		}
 		in.Warnings = append(in.Warnings, w)
 	}
-	in.Problem, in.tfl = a.Problem, &tfliteInput{model: m, arena: a}
+	in.Problem, in.rt = a.Problem, &device.TFLM{Model: m, Arena: a}
 	return nil
 }
 

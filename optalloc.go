@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/optalloc/optalloc/device"
-	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
 )
@@ -49,18 +48,18 @@ func Plan(ctx context.Context, in *Input, opt Options) (*Result, error) {
 		return &Result{Result: r}, nil
 	}
 	if !opt.MethodOnly || opt.Method == "" || opt.Method == "auto" {
-		r, out, err := device.SolveTFLM(ctx, p, on, opt.Options)
+		r, out, err := in.rt.Solve(ctx, p, opt.Options)
 		if err != nil {
 			return nil, err
 		}
 		return &Result{Result: r, Device: out}, nil
 	}
-	return replay(ctx, p, on, opt.Options)
+	return replay(ctx, in.rt, p, on, opt.Options)
 }
 
 // replay is Plan with MethodOnly: the method's plan, the online buffers
 // where the runtime puts them around it.
-func replay(ctx context.Context, p *model.Problem, online []bool, opt solve.Options) (*Result, error) {
+func replay(ctx context.Context, rt device.Runtime, p *model.Problem, online []bool, opt solve.Options) (*Result, error) {
 	r, err := solve.Solve(ctx, p, opt)
 	if err != nil || r.Plan == nil {
 		if err != nil {
@@ -68,7 +67,7 @@ func replay(ctx context.Context, p *model.Problem, online []bool, opt solve.Opti
 		}
 		return &Result{Result: r}, nil
 	}
-	d, err := device.Simulate(context.WithoutCancel(ctx), p, online, r.Plan)
+	d, err := rt.Replay(context.WithoutCancel(ctx), p, r.Plan)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +77,7 @@ func replay(ctx context.Context, p *model.Problem, online []bool, opt solve.Opti
 			out.Online++
 		}
 	}
-	greedy, _ := heuristics.ByName("tflm-greedy")
-	if own, err := greedy.Plan(context.WithoutCancel(ctx), p); err == nil {
+	if own, err := rt.Own(context.WithoutCancel(ctx), p); err == nil {
 		out.TFLMHead = own.Peak(p)
 	}
 	res := *r

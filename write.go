@@ -13,12 +13,9 @@ import (
 	"strings"
 
 	"github.com/optalloc/optalloc/bounds"
-	"github.com/optalloc/optalloc/device"
 	"github.com/optalloc/optalloc/formats/csv"
 	"github.com/optalloc/optalloc/formats/jsonfmt"
-	"github.com/optalloc/optalloc/formats/tflite"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/verify"
 	"github.com/optalloc/optalloc/viz"
 )
 
@@ -74,14 +71,15 @@ func (in *Input) CheckWrite(path string) error {
 
 // checkTFLite is CheckWrite for a .tflite output.
 func (in *Input) checkTFLite(path string) error {
-	if in.tfl == nil {
+	m, _ := in.TFLite()
+	if m == nil {
 		return &model.InputError{File: path, Msg: "a .tflite output is a copy of the input TFLite model carrying the plan; " + in.Name + " is not a TFLite model"}
 	}
 	if n := len(in.Problem.PoolList()); n > 1 {
 		return &model.InputError{File: path, Msg: fmt.Sprintf("TFLite Micro's offline plan is one arena; the problem has %d pools", n)}
 	}
-	if err := in.tfl.model.Writable(); err != nil {
-		return &model.InputError{File: in.Name, Msg: strings.TrimPrefix(err.Error(), in.tfl.model.Name+" ")}
+	if err := m.Writable(); err != nil {
+		return &model.InputError{File: in.Name, Msg: strings.TrimPrefix(err.Error(), m.Name+" ")}
 	}
 	if lb := bounds.MaxLive(in.Problem); lb > 1<<31-1 {
 		return &model.InputError{File: path, Msg: fmt.Sprintf("the arena needs at least %d bytes, past the int32 offsets of TFLite Micro's offline plan", lb)}
@@ -174,7 +172,11 @@ func (in *Input) Encode(path string, plan *model.Plan) (*Encoded, error) {
 		if err := in.checkTFLite(path); err != nil {
 			return nil, err
 		}
-		return in.encodeTFLite(path, plan)
+		data, notes, err := in.rt.WriteBack(context.Background(), p, plan, path)
+		if err != nil {
+			return nil, err
+		}
+		return &Encoded{Data: data, Notes: notes}, nil
 	case ".json":
 		err = jsonfmt.WritePlan(&buf, p, plan)
 	case ".svg":
@@ -248,64 +250,4 @@ func writeAtomic(path string, data []byte) error {
 		d.Close()
 	}
 	return nil
-}
-
-// encodeTFLite is a copy of the input model with the plan's tensor offsets
-// as its OfflineMemoryAllocation metadata (scratch buffers stay online,
-// zero-byte tensors get -1). Before it is returned the copy is read back:
-// its offsets must be the plan's, and the device's arena they give — the
-// scratch buffers placed by TFLite Micro's greedy planner around them —
-// must pass the verifier and equal the plan's peak.
-func (in *Input) encodeTFLite(out string, plan *model.Plan) (*Encoded, error) {
-	m, a := in.tfl.model, in.tfl.arena
-	p := in.Problem
-	if len(a.Problem.Buffers) != len(p.Buffers) {
-		return nil, fmt.Errorf("%s: the plan is not of the model's arena (a bug)", in.Name)
-	}
-	off, err := a.OfflinePlan(m, plan)
-	if err != nil {
-		return nil, err
-	}
-	data, err := m.WithOfflinePlan(off)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", out, err)
-	}
-	back, err := tflite.Decode(data, out)
-	if err != nil {
-		return nil, fmt.Errorf("%s: the written model does not read back: %v (a bug)", out, err)
-	}
-	if back.Offline == nil || !slices.Equal(back.Offline.Offsets, off.Offsets) {
-		return nil, fmt.Errorf("%s: the written model does not carry the plan (a bug)", out)
-	}
-	got := planFromOffsets(a, back.Offline.Offsets)
-	dev, err := device.Simulate(context.Background(), p, a.Online(), got)
-	if err != nil {
-		return nil, err
-	}
-	if vs := verify.Check(p, dev); len(vs) > 0 {
-		return nil, fmt.Errorf("%s: the offline plan read back is rejected by the verifier: %v (a bug)", out, vs[0])
-	}
-	if h, want := dev.Peak(p), plan.Peak(p); h != want {
-		return nil, fmt.Errorf("%s: the offline plan read back gives the device an arena of %d, not the %d planned (a bug)", out, h, want)
-	}
-	enc := &Encoded{Data: data}
-	if m.OfflineEntries > 1 {
-		enc.Notes = append(enc.Notes, fmt.Sprintf("note: %s had %d %s entries; the last, the one TFLite Micro uses, now holds the plan (the others are kept)", in.Name, m.OfflineEntries, tflite.OfflineMetadata))
-	}
-	if len(m.Subgraphs) > 1 {
-		enc.Notes = append(enc.Notes, fmt.Sprintf("warning: %s: the model has %d subgraphs: TFLite Micro releases before 2023-03-29 (tflite-micro PR #1195) read a multi-subgraph offline plan per subgraph and would corrupt memory; run it with a newer TFLite Micro", out, len(m.Subgraphs)))
-	}
-	return enc, nil
-}
-
-// planFromOffsets reads the arena's plan out of an offline plan (tensors
-// left Online and scratch buffers get offset 0: callers place them).
-func planFromOffsets(a *tflite.Arena, offsets []int32) *model.Plan {
-	pl := model.NewPlan(a.Problem)
-	for j, i := range a.Tensors {
-		if o := offsets[i]; o >= 0 {
-			pl.Placements[j].Offset = int64(o)
-		}
-	}
-	return pl
 }
