@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/optalloc/optalloc/device"
+	"github.com/optalloc/optalloc/device/tflm"
 	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/formats/onnx"
 	"github.com/optalloc/optalloc/formats/tflite"
@@ -84,13 +85,13 @@ func (in *Input) Protect(paths ...string) {
 // TFLite returns the TFLite model read and its arena (nil, nil for other
 // inputs).
 func (in *Input) TFLite() (*tflite.Model, *tflite.Arena) {
-	if t, ok := in.rt.(*device.TFLM); ok {
+	if t, ok := in.rt.(*tflm.Runtime); ok {
 		return t.Model, t.Arena
 	}
 	return nil, nil
 }
 
-// Runtime is the input's runtime back end (device.TFLM for a TFLite model),
+// Runtime is the input's runtime back end (tflm.Runtime for a TFLite model),
 // nil for a problem alone.
 func (in *Input) Runtime() device.Runtime { return in.rt }
 
@@ -244,7 +245,7 @@ func (in *Input) useTFLite(m *tflite.Model, opt LoadOptions) error {
 		}
 		in.Warnings = append(in.Warnings, w)
 	}
-	in.Problem, in.rt = a.Problem, &device.TFLM{Model: m, Arena: a}
+	in.Problem, in.rt = a.Problem, &tflm.Runtime{Model: m, Arena: a}
 	return nil
 }
 

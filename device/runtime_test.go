@@ -7,20 +7,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/optalloc/optalloc/formats/tflite"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
 	"github.com/optalloc/optalloc/verify"
 )
 
-var (
-	_ Runtime = Greedy{}
-	_ Runtime = (*TFLM)(nil)
-)
+var _ Runtime = Greedy{}
 
-// TestRuntimesAgreeWithTheFunctions: each Runtime's methods are the
-// package's functions for its buffers (Simulate, TFLite Micro's greedy,
-// SolveTFLM), and only TFLM writes a file back.
+// TestRuntimesAgreeWithTheFunctions: Greedy's methods are the package's
+// functions for its buffers (Simulate, TFLite Micro's greedy, SolveTFLM),
+// and it has no file to write back (device/tflm's test: the runtime that
+// has one).
 func TestRuntimesAgreeWithTheFunctions(t *testing.T) {
 	ctx := context.Background()
 	p := &model.Problem{Buffers: []model.Buffer{
@@ -30,10 +27,6 @@ func TestRuntimesAgreeWithTheFunctions(t *testing.T) {
 		{ID: "s1", Start: 2, End: 3, Size: 48, Align: 16, Kind: model.Scratch},
 	}}
 	online := []bool{false, false, false, false, true, true}
-	m, err := tflite.ReadFile("../examples/cellnet.tflite")
-	require.NoError(t, err)
-	a, err := m.Arena()
-	require.NoError(t, err)
 	for _, tc := range []struct {
 		name      string
 		rt        Runtime
@@ -42,7 +35,6 @@ func TestRuntimesAgreeWithTheFunctions(t *testing.T) {
 		writeBack bool
 	}{
 		{"greedy", Greedy{Flags: online}, p, online, false},
-		{"tflm", &TFLM{Model: m, Arena: a}, a.Problem, a.Online(), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.online, tc.rt.Online(tc.p))
@@ -67,9 +59,7 @@ func TestRuntimesAgreeWithTheFunctions(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			back, err := tflite.Decode(data, "out.tflite")
-			require.NoError(t, err)
-			require.NotNil(t, back.Offline)
+			require.NotEmpty(t, data)
 		})
 	}
 	// A problem that is no longer the arena has no runtime buffers.
