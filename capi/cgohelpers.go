@@ -24,10 +24,31 @@ import "unsafe"
 func call(h uintptr, f func() error) (rc C.int) {
 	defer func() {
 		if r := recover(); r != nil {
+			if c, ok := r.(countError); ok {
+				rc = C.int(finish(h, badArg("a count of %d is more values than memory holds", uint64(c))))
+				return
+			}
 			rc = C.int(finish(h, internalError(r)))
 		}
 	}()
 	return C.int(finish(h, f()))
+}
+
+// countError is a count past what memory holds (SIZE_MAX, say): bad input
+// (code 2), raised by length and turned into its message by call.
+type countError uint64
+
+// maxBytes is the most bytes a C array may span: half the address space
+// (a larger count cannot describe memory the caller holds).
+const maxBytes = uint64(1) << 62
+
+// length checks that n values of size bytes each can be memory the caller
+// holds and returns n as an int; past that it raises countError.
+func length(n C.size_t, size uint64) int {
+	if uint64(n) > maxBytes/size {
+		panic(countError(n))
+	}
+	return int(n)
 }
 
 // int64s views n C int64_t values (nil for a NULL pointer).
@@ -35,7 +56,7 @@ func int64s(p *C.optalloc_cint64, n C.size_t) []int64 {
 	if p == nil {
 		return nil
 	}
-	return unsafe.Slice((*int64)(unsafe.Pointer(p)), int(n))
+	return unsafe.Slice((*int64)(unsafe.Pointer(p)), length(n, 8))
 }
 
 // outInt64s is int64s for an output array.
@@ -43,7 +64,7 @@ func outInt64s(p *C.int64_t, n C.size_t) []int64 {
 	if p == nil {
 		return nil
 	}
-	return unsafe.Slice((*int64)(unsafe.Pointer(p)), int(n))
+	return unsafe.Slice((*int64)(unsafe.Pointer(p)), length(n, 8))
 }
 
 // strings copies n C strings; a NULL array is nil.
@@ -52,7 +73,7 @@ func goStrings(p *C.optalloc_cstring, n C.size_t) ([]string, error) {
 		return nil, nil
 	}
 	out := make([]string, n)
-	for i, s := range unsafe.Slice((**C.char)(unsafe.Pointer(p)), int(n)) {
+	for i, s := range unsafe.Slice((**C.char)(unsafe.Pointer(p)), length(n, 8)) {
 		if s == nil {
 			return nil, badArg("string %d of %d is NULL", i, n)
 		}

@@ -7,28 +7,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/optalloc/optalloc/device"
-	"github.com/optalloc/optalloc/formats"
-	"github.com/optalloc/optalloc/formats/csv"
-	"github.com/optalloc/optalloc/formats/jsonfmt"
+	"github.com/optalloc/optalloc"
 	"github.com/optalloc/optalloc/formats/onnx"
-	"github.com/optalloc/optalloc/formats/tflite"
-	"github.com/optalloc/optalloc/internal/atomicfile"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
 	"github.com/optalloc/optalloc/verify"
-
-	// The model-file front ends register their suffixes with formats.Load,
-	// as in cmd/optalloc/formats.go.
-	_ "github.com/optalloc/optalloc/formats/events"
-	_ "github.com/optalloc/optalloc/formats/graph"
 )
 
 // problem is what a problem handle holds. Solves read it under mu's read
@@ -40,10 +28,10 @@ type problem struct {
 	// (a pin, a pool) copies the slice first, so that the result keeps
 	// the problem it was solved from.
 	shared atomic.Bool
-	// tflite is set when p was loaded from a TFLite model: its scratch
-	// buffers are TFLite Micro's to place, and a solve states the device's
-	// head as optalloc plan does (device.SolveTFLM).
-	tflite bool
+	// in is the input p was loaded from (the front door's: its runtime
+	// back end, the files it read, its warnings); nil for a problem built
+	// from columns.
+	in *optalloc.Input
 }
 
 func newProblem() *problem { return &problem{p: &model.Problem{}} }
@@ -62,52 +50,22 @@ func parseDims(specs []string) (map[string]int64, error) {
 }
 
 // load replaces the problem with the one in the file at path, read as
-// `optalloc plan` reads it: by suffix, with dims for an ONNX model.
+// `optalloc plan` reads it, through the front door (optalloc.Load: by
+// suffix, dims for an ONNX model, devices refused).
 func (pr *problem) load(path string, dims []string) error {
 	d, err := parseDims(dims)
 	if err != nil {
 		return err
 	}
-	var p *model.Problem
-	if strings.HasSuffix(strings.ToLower(path), ".onnx") {
-		var a *onnx.Arena
-		if a, err = onnx.LoadFile(path, onnx.Options{Dims: d}); err == nil {
-			p = a.Problem
-		}
-	} else {
-		p, err = formats.Load(path)
+	if path == "-" {
+		return badArg("- (standard input) is not a file here: give a path, or the bytes to optalloc_problem_load_bytes")
 	}
+	in, err := optalloc.Load(path, optalloc.LoadOptions{Dims: d})
 	if err != nil {
 		return err
 	}
-	pr.replace(p)
-	pr.setTFLite(strings.HasSuffix(strings.ToLower(path), ".tflite"))
+	pr.replace(in)
 	return nil
-}
-
-func (pr *problem) setTFLite(on bool) {
-	pr.mu.Lock()
-	pr.tflite = on
-	pr.mu.Unlock()
-}
-
-// online marks the buffers of a TFLite model's arena that TFLite Micro
-// places itself (its kernels' scratch buffers, kind scratch, after the
-// tensors); nil for other problems, or one edited into several pools.
-func online(p *model.Problem, tflite bool) []bool {
-	if !tflite || len(p.PoolList()) > 1 {
-		return nil
-	}
-	on := make([]bool, len(p.Buffers))
-	some := false
-	for i := range p.Buffers {
-		on[i] = p.Buffers[i].Kind == model.Scratch
-		some = some || on[i]
-	}
-	if !some {
-		return nil
-	}
-	return on
 }
 
 // loadBytes is load for a file held in memory; the format is sniffed as
@@ -117,24 +75,27 @@ func (pr *problem) loadBytes(data []byte, name string, dims []string) error {
 	if err != nil {
 		return err
 	}
-	var p *model.Problem
-	if onnx.Sniff(data) {
-		p, err = onnx.DecodeProblem(data, name, onnx.Options{Dims: d})
-	} else {
-		p, err = formats.LoadBytes(data, name)
-	}
+	in, err := optalloc.LoadBytes(name, data, optalloc.LoadOptions{Dims: d})
 	if err != nil {
 		return err
 	}
-	pr.replace(p)
-	pr.setTFLite(tflite.Sniff(data))
+	pr.replace(in)
 	return nil
 }
 
-func (pr *problem) replace(p *model.Problem) {
+// warnings are the lines about the input loaded that did not stop it.
+func (pr *problem) warnings() []string {
+	pr.mu.RLock()
+	defer pr.mu.RUnlock()
+	if pr.in == nil {
+		return nil
+	}
+	return pr.in.Warnings
+}
+
+func (pr *problem) replace(in *optalloc.Input) {
 	pr.mu.Lock()
-	pr.p = p
-	pr.tflite = false
+	pr.p, pr.in = in.Problem, in
 	pr.shared.Store(false)
 	pr.mu.Unlock()
 }
@@ -245,13 +206,15 @@ func (pr *problem) pins(offsets []int64) error {
 // pools keeps every buffer in one pool, an index into the problem's pools
 // (-1: any pool).
 func (pr *problem) pools(pools []int32) error {
-	names := make([]string, 0, len(pr.p.Pools))
-	pr.mu.RLock()
-	for _, q := range pr.p.Pools {
-		names = append(names, q.Name)
-	}
-	pr.mu.RUnlock()
+	// The names are read inside editAll, under its lock: a pool added by
+	// another thread meanwhile is either in or out, never half read.
+	var names []string
 	return pr.editAll(len(pools), func(i int, b *model.Buffer) error {
+		if i == 0 {
+			for _, q := range pr.p.Pools {
+				names = append(names, q.Name)
+			}
+		}
 		switch q := int(pools[i]); {
 		case q < 0:
 			b.Pools = nil
@@ -280,13 +243,17 @@ func (pr *problem) addPool(name string, capacity, align int64) error {
 	return nil
 }
 
-// snapshot returns a copy of the problem that later edits do not change.
-func (pr *problem) snapshot() (*model.Problem, bool) {
+// snapshot returns a copy of the problem that later edits do not change,
+// as an input of the front door (the loaded input's runtime kept).
+func (pr *problem) snapshot() *optalloc.Input {
 	pr.mu.RLock()
 	defer pr.mu.RUnlock()
 	pr.shared.Store(true)
 	q := *pr.p
-	return &q, pr.tflite
+	if pr.in == nil {
+		return optalloc.NewInput("", &q, nil)
+	}
+	return pr.in.WithProblem(&q)
 }
 
 // columns copies buffer columns out; a nil slice is skipped. A pin or hint
@@ -394,26 +361,22 @@ func (s *solver) run(pr *problem) (*result, error) {
 		s.cancel = nil
 		s.mu.Unlock()
 	}()
-	p, isTFLite := pr.snapshot()
+	in := pr.snapshot()
+	p := in.Problem
 	if opt.Capacity > 0 && len(p.PoolList()) > 1 {
 		return nil, badArg("a capacity decides a single pool; with %d pools give each its capacity", len(p.PoolList()))
 	}
-	var res *solve.Result
-	var err error
-	if on := online(p, isTFLite); on != nil {
-		res, _, err = device.SolveTFLM(ctx, p, on, opt)
-	} else {
-		res, err = solve.Solve(ctx, p, opt)
-	}
+	r, err := optalloc.Plan(ctx, in, optalloc.Options{Options: opt})
 	if err != nil {
-		return nil, err
+		return nil, err // an unknown method is code 2 (codeOf)
 	}
-	return &result{p: p, res: res}, nil
+	return &result{p: p, in: in, res: r.Result}, nil
 }
 
 // result is a solve's outcome with the problem it was solved from.
 type result struct {
 	p   *model.Problem
+	in  *optalloc.Input // p's input, for writing
 	res *solve.Result
 }
 
@@ -466,39 +429,25 @@ func (r *result) poolName(i int) (string, error) {
 	return ps[i].Name, nil
 }
 
-// write writes the plan as `optalloc plan -o path` does: JSON for a .json
-// path, CSV (the input columns plus offset) otherwise.
+// write writes the plan through the front door (optalloc.Input.Write): the
+// format by path's suffix (.csv, .json, .tflite, .svg, .html), never onto
+// a file the input was read from, never a file that is not a regular file,
+// atomically.
 func (r *result) write(path string) error {
 	pl, err := r.plan()
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if strings.HasSuffix(strings.ToLower(path), ".json") {
-		err = jsonfmt.WritePlan(&buf, r.p, pl)
-	} else {
-		err = csv.Write(&buf, r.p, pl)
+	if path == "-" {
+		return badArg("- (standard output) is not a file here: give a path")
 	}
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.Write(path, buf.Bytes()); err != nil {
-		return &model.InputError{File: path, Msg: "cannot write: " + unwrapPath(err)}
-	}
-	return nil
-}
-
-func unwrapPath(err error) string {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err.Error()
-	}
-	return err.Error()
+	return r.in.Write(path, pl)
 }
 
 // check verifies offsets (and pools, or pool 0 when nil) for the problem,
 // as `optalloc verify` does, and returns the violations' lines.
 func (pr *problem) check(offsets []int64, pools []int32) ([]string, error) {
-	p, _ := pr.snapshot()
+	p := pr.snapshot().Problem
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -540,4 +489,55 @@ func statusCode(s solve.Status) int {
 	default:
 		return 3
 	}
+}
+
+// planOf is the plan the caller gives for the problem: offsets, and pools
+// (indices into the problem's pools; nil: the first), checked by the
+// verifier first: a plan it rejects is never written.
+func (pr *problem) planOf(offsets []int64, pools []int32) (*optalloc.Input, *model.Plan, error) {
+	in := pr.snapshot()
+	p := in.Problem
+	if err := p.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if len(offsets) != len(p.Buffers) || (pools != nil && len(pools) != len(p.Buffers)) {
+		return nil, nil, badArg("%d offsets for %d buffers", len(offsets), len(p.Buffers))
+	}
+	pl := model.NewPlan(p)
+	for i := range pl.Placements {
+		pl.Placements[i].Offset = offsets[i]
+		if pools != nil {
+			pl.Placements[i].Pool = int(pools[i])
+		}
+	}
+	if vs := verify.Check(p, pl); len(vs) > 0 {
+		return nil, nil, badArg("the plan is invalid (%d violations; first: %s): not written", len(vs), vs[0])
+	}
+	return in, pl, nil
+}
+
+// writePlan writes the caller's plan through the front door, as
+// optalloc_result_write writes a result's.
+func (pr *problem) writePlan(offsets []int64, pools []int32, path string) error {
+	in, pl, err := pr.planOf(offsets, pools)
+	if err != nil {
+		return err
+	}
+	if path == "-" {
+		return badArg("- (standard output) is not a file here: give a path")
+	}
+	return in.Write(path, pl)
+}
+
+// encodePlan is writePlan's bytes for a path of that suffix, not written.
+func (pr *problem) encodePlan(offsets []int64, pools []int32, path string) ([]byte, error) {
+	in, pl, err := pr.planOf(offsets, pools)
+	if err != nil {
+		return nil, err
+	}
+	enc, err := in.Encode(path, pl)
+	if err != nil {
+		return nil, err
+	}
+	return enc.Data, nil
 }

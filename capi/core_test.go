@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,7 +53,8 @@ func TestCodesAreTheCLIExitCodes(t *testing.T) {
 		{"bad input", &model.InputError{File: "x.csv", Line: 3, Msg: "bad"}, codeBadInput},
 		{"wrapped bad input", errors.Join(errors.New("reading"), &model.InputError{Msg: "bad"}), codeBadInput},
 		{"bad argument", badArg("NULL"), codeBadInput},
-		{"unknown method", errors.New(`unknown method "x" (want auto)`), codeBadInput},
+		{"unknown method", fmt.Errorf(`%w "x" (want auto)`, solve.ErrUnknownMethod), codeBadInput},
+		{"a failure whose message starts alike", errors.New(`unknown method table: disk full`), codeFailure},
 		{"anything else", errors.New("disk full"), codeFailure},
 	} {
 		t.Run(c.name, func(t *testing.T) { assert.Equal(t, c.code, codeOf(c.err)) })
@@ -211,7 +213,7 @@ func TestTFLiteSolveIsTheDevices(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, r.res.Plan)
 	assert.Equal(t, int64(672), r.res.Peak)
-	on := online(r.p, true)
+	on := r.in.Online()
 	require.NotNil(t, on)
 	replay, err := device.Simulate(context.Background(), r.p, on, r.res.Plan)
 	require.NoError(t, err)

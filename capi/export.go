@@ -36,12 +36,14 @@ package main
 //   optalloc_problem_new(&p)    problem, optalloc_problem_free; _load, _load_bytes replace its contents
 //   optalloc_problem_add_buffers, _pin, _pins, _hint, _add_pool, _set_pool, _pools: edits, arrays copied in
 //   optalloc_problem_buffer_count, _columns (caller's arrays), _ids (string, NUL-separated)
+//   optalloc_problem_warnings   the loaded input's warnings (string, one per line)
 //   optalloc_verify(p, ...)     violation count; lines (string or NULL) when asked
 //   optalloc_solver_new(&s)     solver, optalloc_solver_free; _set_method, _set_time_limit_ms,
 //                               _set_capacity, _set_threads, _set_seed; _cancel from any thread
 //   optalloc_solver_solve(s, p, &r)  result, optalloc_result_free; blocks until done
 //   optalloc_result_status, _peak, _lower_bound, _offsets (caller's arrays),
 //   _method, _reason, _pool_name (strings), _write (a plan file)
+//   optalloc_problem_write_plan, _encode_plan   a plan given as offsets, written as _write writes it
 
 enum {
 	OPTALLOC_OK = 0,
@@ -123,7 +125,9 @@ func optalloc_problem_new(out *C.uintptr_t) C.int {
 
 // optalloc_problem_load replaces the problem with the file at path, read as
 // `optalloc plan` reads it (.csv, .json, .graph.json, .tflite, .onnx,
-// .events); dims are ndims NAME=VALUE strings, as --dim (NULL for none).
+// .events); dims are ndims NAME=VALUE strings, as --dim (NULL for none). A
+// device (/dev/zero) is refused (code 2) without being opened; warnings
+// about the input are kept for optalloc_problem_warnings.
 //
 //export optalloc_problem_load
 func optalloc_problem_load(h C.uintptr_t, path *C.optalloc_cchar, dims *C.optalloc_cstring, ndims C.size_t) C.int {
@@ -160,7 +164,12 @@ func optalloc_problem_load_bytes(h C.uintptr_t, data *C.optalloc_cvoid, n C.size
 		if err != nil {
 			return err
 		}
-		b := C.GoBytes(unsafe.Pointer(data), C.int(n))
+		// Copied with its full size_t length: C.GoBytes takes an int
+		// (32 bits), which cut 4 GiB + 28 bytes to 28.
+		var b []byte
+		if n > 0 {
+			b = append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(data)), length(n, 1))...)
+		}
 		return pr.loadBytes(b, goString(name), d)
 	})
 }
@@ -247,7 +256,7 @@ func optalloc_problem_pools(h C.uintptr_t, n C.size_t, pools *C.optalloc_cint32)
 		}
 		var ps []int32
 		if n > 0 {
-			ps = append(ps, unsafe.Slice((*int32)(unsafe.Pointer(pools)), int(n))...)
+			ps = append(ps, unsafe.Slice((*int32)(unsafe.Pointer(pools)), length(n, 4))...)
 		}
 		return pr.pools(ps)
 	})
@@ -315,6 +324,33 @@ func optalloc_problem_columns(h C.uintptr_t, n C.size_t, lower, upper, size, ali
 	})
 }
 
+// optalloc_problem_warnings stores in *out the warnings of the input last
+// loaded (lines the CLI prints as "warning: ..." without stopping: an ONNX
+// If planned both ways, TFLite operators whose scratch is unknown), one per
+// line, and their number in *count; "" and 0 when there are none. Free *out
+// with optalloc_string_free.
+//
+//export optalloc_problem_warnings
+func optalloc_problem_warnings(h C.uintptr_t, out **C.char, count *C.size_t) C.int {
+	return call(uintptr(h), func() error {
+		pr, _, err := valueOf[*problem](uintptr(h), "problem")
+		if err != nil {
+			return err
+		}
+		if out == nil || count == nil {
+			return badArg("the output pointer is NULL")
+		}
+		ws := pr.warnings()
+		text := strings.Join(ws, "\n")
+		if len(ws) > 0 {
+			text += "\n"
+		}
+		*out = C.CString(text)
+		*count = C.size_t(len(ws))
+		return nil
+	})
+}
+
 // optalloc_problem_ids stores the buffer ids in *out, each followed by a NUL
 // byte, and their total length in *len; free *out with optalloc_string_free.
 //
@@ -359,7 +395,7 @@ func optalloc_verify(h C.uintptr_t, n C.size_t, offsets *C.optalloc_cint64, pool
 		}
 		var ps []int32
 		if pools != nil {
-			ps = unsafe.Slice((*int32)(unsafe.Pointer(pools)), int(n))
+			ps = unsafe.Slice((*int32)(unsafe.Pointer(pools)), length(n, 4))
 		}
 		vs, err := pr.check(int64s(offsets, n), ps)
 		if err != nil {
@@ -554,7 +590,7 @@ func optalloc_result_offsets(h C.uintptr_t, n C.size_t, offsets *C.int64_t, pool
 	return withResult(h, func(r *result) error {
 		var ps []int32
 		if pools != nil {
-			ps = unsafe.Slice((*int32)(unsafe.Pointer(pools)), int(n))
+			ps = unsafe.Slice((*int32)(unsafe.Pointer(pools)), length(n, 4))
 		}
 		return r.offsets(outInt64s(offsets, n), ps)
 	})
@@ -574,8 +610,13 @@ func optalloc_result_pool_name(h C.uintptr_t, index C.int32_t, out **C.char) C.i
 	})
 }
 
-// optalloc_result_write writes the plan as `optalloc plan -o path` does
-// (.json: a JSON plan; otherwise CSV, the input columns plus offset).
+// optalloc_result_write writes the plan as `optalloc plan -o path` does,
+// through the front door: the format by path's suffix (.csv: the input
+// columns plus offset and pool; .json: a JSON plan; .tflite: a copy of the
+// TFLite model loaded, carrying the plan as its offline plan; .svg, .html: a
+// picture; any other suffix is code 2), atomically. A file the problem was
+// loaded from, and a file that is not a regular file (a device, a FIFO),
+// are refused (code 2).
 //
 //export optalloc_result_write
 func optalloc_result_write(h C.uintptr_t, path *C.optalloc_cchar) C.int {
@@ -584,6 +625,58 @@ func optalloc_result_write(h C.uintptr_t, path *C.optalloc_cchar) C.int {
 			return badArg("the path is NULL")
 		}
 		return r.write(goString(path))
+	})
+}
+
+// optalloc_problem_write_plan writes a plan given as n offsets (and pools,
+// indices into the problem's pools; NULL = the first) for the problem's n
+// buffers, as optalloc_result_write writes a result's: by the path's suffix,
+// through the front door. A plan the verifier rejects is not written (code 2).
+//
+//export optalloc_problem_write_plan
+func optalloc_problem_write_plan(h C.uintptr_t, n C.size_t, offsets *C.optalloc_cint64, pools *C.optalloc_cint32, path *C.optalloc_cchar) C.int {
+	return call(uintptr(h), func() error {
+		pr, _, err := valueOf[*problem](uintptr(h), "problem")
+		if err != nil {
+			return err
+		}
+		if path == nil || (offsets == nil && n > 0) {
+			return badArg("the path or the offsets are NULL")
+		}
+		var ps []int32
+		if pools != nil {
+			ps = unsafe.Slice((*int32)(unsafe.Pointer(pools)), length(n, 4))
+		}
+		return pr.writePlan(int64s(offsets, n), ps, goString(path))
+	})
+}
+
+// optalloc_problem_encode_plan stores in *out (and its length in *len) what
+// optalloc_problem_write_plan would write to a file named like path (its
+// suffix chooses the format; "-" is CSV), without writing it. Free *out with
+// optalloc_string_free.
+//
+//export optalloc_problem_encode_plan
+func optalloc_problem_encode_plan(h C.uintptr_t, n C.size_t, offsets *C.optalloc_cint64, pools *C.optalloc_cint32, path *C.optalloc_cchar, out **C.char, length_ *C.size_t) C.int {
+	return call(uintptr(h), func() error {
+		pr, _, err := valueOf[*problem](uintptr(h), "problem")
+		if err != nil {
+			return err
+		}
+		if path == nil || out == nil || length_ == nil || (offsets == nil && n > 0) {
+			return badArg("a pointer argument is NULL")
+		}
+		var ps []int32
+		if pools != nil {
+			ps = unsafe.Slice((*int32)(unsafe.Pointer(pools)), length(n, 4))
+		}
+		data, err := pr.encodePlan(int64s(offsets, n), ps, goString(path))
+		if err != nil {
+			return err
+		}
+		*out = (*C.char)(C.CBytes(append(data, 0)))
+		*length_ = C.size_t(len(data))
+		return nil
 	})
 }
 

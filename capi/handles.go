@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/optalloc/optalloc"
 	"github.com/optalloc/optalloc/model"
 )
 
@@ -129,7 +130,7 @@ func codeOf(err error) int {
 		return codeOK
 	case errors.As(err, &ie), errors.As(err, &ae):
 		return codeBadInput
-	case strings.HasPrefix(err.Error(), "unknown method"):
+	case errors.Is(err, optalloc.ErrUnknownMethod):
 		return codeBadInput // the CLI's exit 2 too
 	default:
 		return codeFailure

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/optalloc/optalloc/device"
+	"github.com/optalloc/optalloc"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
@@ -238,13 +238,16 @@ func solveOne(ctx context.Context, p *model.Problem, online []bool, method strin
 			done <- outcome{r, err}
 			return
 		}
-		if online != nil {
-			r, err := solveDevice(ctx, p, online, opt)
-			done <- outcome{r, err}
+		// The front door: a runtime's own buffers (online) are placed
+		// around each method's plan as the runtime places them, and auto
+		// chooses as plan does.
+		in := optalloc.NewInput("", p, online)
+		r, err := optalloc.Plan(ctx, in, optalloc.Options{Options: opt, MethodOnly: true})
+		if err != nil {
+			done <- outcome{nil, err}
 			return
 		}
-		r, err := solve.Solve(ctx, p, opt)
-		done <- outcome{r, err}
+		done <- outcome{r.Result, nil}
 	}()
 	hard := cfg.HardLimit
 	if hard == 0 && cfg.TimeLimit > 0 {
@@ -283,26 +286,4 @@ func solveOne(ctx context.Context, p *model.Problem, online []bool, method strin
 		}
 	}
 	return run
-}
-
-// solveDevice solves p for a runtime that places the online buffers
-// itself: auto as plan does (device.SolveTFLM), any other method by its
-// own plan with the online buffers replayed where the runtime puts them.
-func solveDevice(ctx context.Context, p *model.Problem, online []bool, opt solve.Options) (*solve.Result, error) {
-	if opt.Method == "" || opt.Method == "auto" {
-		r, _, err := device.SolveTFLM(ctx, p, online, opt)
-		return r, err
-	}
-	r, err := solve.Solve(ctx, p, opt)
-	if err != nil || r.Plan == nil {
-		return r, err
-	}
-	d, err := device.Simulate(context.WithoutCancel(ctx), p, online, r.Plan)
-	if err != nil {
-		return nil, err
-	}
-	out := *r
-	out.Plan = d
-	out.Derive(p)
-	return &out, nil
 }

@@ -18,4 +18,12 @@
 //
 // Simulate is the replay alone: offline buffers at a plan's offsets,
 // online ones by heuristics.TFLMGreedy.
+//
+// Runtime is the small interface the front door (package optalloc) plans
+// and writes through: which buffers the runtime places itself, a replay of
+// its placement around a plan, its own plan, the device's arena, and the
+// plan written back into the runtime's file. device/tflm's Runtime (a
+// TFLite model and its arena, written back as the model's
+// OfflineMemoryAllocation metadata) is the first implementation; Greedy is
+// the same runtime given only by its online buffers, without a file.
 package device

@@ -1,8 +1,9 @@
 """Builds optalloc's C library with Go and ships it inside the package.
 
 ``pip install ./python`` runs this: the build_py step calls
-``go build -buildmode=c-shared -o <build>/optalloc/liboptalloc.so ./capi`` in the
-Go module above this directory (or in $OPTALLOC_GO_ROOT), as MiniMalloc's build
+``go build -buildmode=c-shared -o <build>/optalloc/liboptalloc.so ./capi`` and
+``go build -o <build>/optalloc/optalloc-cli ./cmd/optalloc`` (what ``python -m optalloc``
+runs) in the Go module above this directory (or in $OPTALLOC_GO_ROOT), as MiniMalloc's build
 compiles its C++. Go 1.26 must be on PATH (or in $GO).
 """
 
@@ -54,6 +55,10 @@ class BuildWithGo(build_py):
         out = Path(self.build_lib).resolve() / "optalloc"
         out.mkdir(parents=True, exist_ok=True)
         cmd = [go, "build", "-buildmode=c-shared", "-o", str(out / "liboptalloc.so"), "./capi"]
+        print("optalloc:", " ".join(cmd))
+        subprocess.check_call(cmd, cwd=go_root())
+        # The Go CLI itself, which `python -m optalloc` runs (optalloc/cli.py).
+        cmd = [go, "build", "-o", str(out / "optalloc-cli"), "./cmd/optalloc"]
         print("optalloc:", " ".join(cmd))
         subprocess.check_call(cmd, cwd=go_root())
 

@@ -2,6 +2,7 @@ package solve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -154,6 +155,11 @@ func (s *solver) solveMulti(ctx context.Context) (*Result, error) {
 	return s.res, nil
 }
 
+// ErrUnknownMethod is wrapped by Solve's error for a method that no engine
+// or planner answers to (errors.Is), so that callers tell bad usage from a
+// failure without reading the message.
+var ErrUnknownMethod = errors.New("unknown method")
+
 func checkMethod(m string) error {
 	for _, v := range Methods {
 		if m == v {
@@ -165,10 +171,10 @@ func checkMethod(m string) error {
 	}
 	names := heuristics.Names()
 	if near := suggest.Nearest(m, append(slices.Clone(Methods), names...)); near != "" {
-		return fmt.Errorf("unknown method %q: did you mean %q? (want %s, or a planner: %s)", m, near,
+		return fmt.Errorf("%w %q: did you mean %q? (want %s, or a planner: %s)", ErrUnknownMethod, m, near,
 			strings.Join(Methods, ", "), strings.Join(names, ", "))
 	}
-	return fmt.Errorf("unknown method %q (want %s, or a planner: %s)", m,
+	return fmt.Errorf("%w %q (want %s, or a planner: %s)", ErrUnknownMethod, m,
 		strings.Join(Methods, ", "), strings.Join(names, ", "))
 }
 

@@ -3,6 +3,7 @@
 // pointer checking). Usage: capi_test REPO_ROOT. It ends with the line
 // "N passed, N failed" and exits 1 when a check failed.
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +270,67 @@ static void test_cancel(void) {
 	optalloc_problem_free(p);
 }
 
+// Issue 41: the C API goes through the front door (optalloc.Load, Plan,
+// Input.Write): devices refused, counts past memory are bad input, the
+// input is never written over, a .tflite model gets the plan written back.
+static void test_front_door(void) {
+	uintptr_t p = 0, s = 0, r = 0;
+	optalloc_problem_new(&p);
+	CHECK(optalloc_problem_load(p, "/dev/zero", NULL, 0) == OPTALLOC_BAD_INPUT, "a device is refused");
+	CHECK(strstr(message(p), "is a device") != NULL, "message: %s", message(p));
+	int64_t v[1] = {0};
+	CHECK(optalloc_problem_add_buffers(p, SIZE_MAX, NULL, v, v, v, NULL) == OPTALLOC_BAD_INPUT, "SIZE_MAX buffers: %s", message(p));
+	CHECK(optalloc_problem_pins(p, SIZE_MAX, v) == OPTALLOC_BAD_INPUT, "SIZE_MAX pins: %s", message(p));
+	CHECK(optalloc_problem_load_bytes(p, "x", SIZE_MAX, "x.csv", NULL, 0) == OPTALLOC_BAD_INPUT, "SIZE_MAX bytes: %s", message(p));
+	char *w = NULL;
+	size_t nw = 99;
+	CHECK(optalloc_problem_load(p, path("examples/tiny-cnn.csv"), NULL, 0) == OPTALLOC_OK, "load: %s", message(p));
+	CHECK(optalloc_problem_warnings(p, &w, &nw) == OPTALLOC_OK && nw == 0 && w != NULL && w[0] == 0, "no warnings");
+	optalloc_string_free(w);
+	optalloc_problem_free(p);
+
+	char model[8192];
+	snprintf(model, sizeof model, "%s", path("../shared/models/tflite/keyword_scrambled_8bit.tflite"));
+	if (access(model, R_OK) != 0) {
+		printf("skipped the .tflite write-back: %s is absent\n", model);
+		return;
+	}
+	optalloc_problem_new(&p);
+	CHECK(optalloc_problem_load(p, model, NULL, 0) == OPTALLOC_OK, "load: %s", message(p));
+	optalloc_solver_new(&s);
+	optalloc_solver_set_threads(s, 1);
+	CHECK(optalloc_solver_solve(s, p, &r) == OPTALLOC_OK, "solve: %s", message(s));
+	int64_t peak = 0;
+	optalloc_result_peak(r, &peak);
+	CHECK(peak == 672, "the device's head, got %lld", (long long)peak);
+	CHECK(optalloc_result_write(r, model) == OPTALLOC_BAD_INPUT, "writing onto the input model");
+	CHECK(strstr(message(r), "is the input") != NULL, "message: %s", message(r));
+	CHECK(optalloc_result_write(r, "/dev/null") == OPTALLOC_BAD_INPUT, "a device");
+	char dir[] = "/tmp/optalloc_capi_door_XXXXXX";
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	char out[256], txt[256];
+	snprintf(out, sizeof out, "%s/planned.tflite", dir);
+	snprintf(txt, sizeof txt, "%s/plan.txt", dir);
+	CHECK(optalloc_result_write(r, txt) == OPTALLOC_BAD_INPUT, "an unknown suffix");
+	CHECK(access(txt, F_OK) != 0, "nothing written for .txt");
+	CHECK(optalloc_result_write(r, out) == OPTALLOC_OK, "write-back: %s", message(r));
+	// The model written reads back, and plans the same head.
+	uintptr_t q = 0, r2 = 0;
+	optalloc_problem_new(&q);
+	CHECK(optalloc_problem_load(q, out, NULL, 0) == OPTALLOC_OK, "the written model loads: %s", message(q));
+	CHECK(optalloc_solver_solve(s, q, &r2) == OPTALLOC_OK, "solve: %s", message(s));
+	int64_t peak2 = 0;
+	optalloc_result_peak(r2, &peak2);
+	CHECK(peak2 == peak, "same head %lld, got %lld", (long long)peak, (long long)peak2);
+	remove(out);
+	rmdir(dir);
+	optalloc_result_free(r2);
+	optalloc_problem_free(q);
+	optalloc_result_free(r);
+	optalloc_solver_free(s);
+	optalloc_problem_free(p);
+}
+
 int main(int argc, char **argv) {
 	if (argc != 2) {
 		fprintf(stderr, "usage: capi_test REPO_ROOT\n");
@@ -285,6 +347,7 @@ int main(int argc, char **argv) {
 	test_pins_and_pools_in_bulk();
 	test_threads();
 	test_cancel();
+	test_front_door();
 	CHECK(optalloc_handle_count(&live) == OPTALLOC_OK && live == 0, "every handle freed: %zu live", live);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

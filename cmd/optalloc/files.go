@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
 
-	"github.com/optalloc/optalloc/formats"
+	"github.com/optalloc/optalloc"
+	"github.com/optalloc/optalloc/formats/tflite"
 	"github.com/optalloc/optalloc/model"
 )
 
@@ -44,39 +44,22 @@ func lessGarbage() {
 	}
 }
 
-// readProblem is loadProblem's reading.
+// readProblem is loadProblem's reading, through the front door
+// (optalloc.Load: formats, the runtime back end, devices refused); the
+// input read is kept in e for planning and writing back.
 func readProblem(e *env, path string) (*model.Problem, error) {
-	if err := checkInputFile(path); err != nil {
+	opt, err := loadOptions(e)
+	if err != nil {
 		return nil, err
 	}
-	load := func() (p *model.Problem, err error) {
-		defer func() {
-			// a reader that panics (a bug) gives one line and exit 1, not
-			// a stack trace from the goroutine below
-			if r := recover(); r != nil {
-				p, err = nil, failure("reading %s failed: %v (a bug in optalloc; please report it with the file)", path, r)
-			}
-		}()
-		if path == "-" {
-			data, err := io.ReadAll(e.stdin)
-			if err != nil {
-				return nil, &model.InputError{File: "<stdin>", Msg: err.Error()}
-			}
-			if p, ok, err := loadONNXBytes(e, data, "<stdin>"); ok {
-				return p, err
-			}
-			if p, ok, err := loadTFLiteBytes(e, data, "<stdin>"); ok {
-				return p, err
-			}
-			return formats.LoadBytes(data, "<stdin>")
+	opt.Stdin = e.stdin
+	load := func() (*model.Problem, error) {
+		in, err := optalloc.Load(path, opt)
+		if err != nil {
+			return nil, err
 		}
-		if p, ok, err := loadONNX(e, path); ok {
-			return p, err
-		}
-		if p, ok, err := loadTFLite(e, path); ok {
-			return p, err
-		}
-		return formats.Load(path)
+		e.use(in)
+		return in.Problem, nil
 	}
 	if e.ctx == nil {
 		return load()
@@ -101,23 +84,47 @@ func readProblem(e *env, path string) (*model.Problem, error) {
 	}
 }
 
-// checkInputFile refuses an input that is a device (/dev/zero would be read
-// without end) unless it is this process's own standard input (/dev/stdin
-// on a terminal): a file, a pipe, a FIFO or "-". It never opens a device to
-// find out (opening one can act: a watchdog starts, a tape rewinds).
-func checkInputFile(path string) error {
-	if path == "-" {
-		return nil
+// use keeps in as the input read (the last one, for commands that read
+// several), saying its warnings.
+func (e *env) use(in *optalloc.Input) {
+	for _, w := range in.Warnings {
+		fmt.Fprintln(e.stderr, "warning: "+w)
 	}
-	fi, err := os.Stat(path)
-	if err != nil || fi.Mode()&os.ModeDevice == 0 {
-		return nil // the reader says what is wrong with a missing file
+	e.input = in
+	e.tflite = nil
+	if m, a := in.TFLite(); m != nil {
+		e.tflite = &tfliteInput{path: in.Name, model: m, arena: a}
 	}
-	if in, err := os.Stdin.Stat(); err == nil && os.SameFile(fi, in) {
-		return nil
-	}
-	return &model.InputError{File: path, Msg: "is a device, not a file: give a file, a pipe, or - for standard input"}
 }
+
+// loadOptions are the input flags of the command (--dim, --scratch,
+// --no-scratch) as the front door takes them.
+func loadOptions(e *env) (optalloc.LoadOptions, error) {
+	var opt optalloc.LoadOptions
+	dims, err := dimValues(e)
+	if err != nil {
+		return opt, err
+	}
+	opt.Dims = dims
+	if e.flags != nil && e.flags.Lookup("no-scratch") != nil {
+		name, _ := e.flags.GetString("target")
+		kernels, _ := e.flags.GetString("kernels")
+		t, err := tflite.NewTarget(name, kernels)
+		if err != nil {
+			return opt, usageErr("--target/--kernels: %v", err)
+		}
+		opt.TFLite.Target = t
+		opt.TFLite.NoScratch, _ = e.flags.GetBool("no-scratch")
+		opt.ScratchList, _ = e.flags.GetString("scratch")
+		if opt.ScratchList != "" && opt.TFLite.NoScratch {
+			return opt, usageErr("--scratch and --no-scratch contradict each other; give one")
+		}
+	}
+	return opt, nil
+}
+
+// checkInputFile refuses an input that is a device (optalloc.CheckInputFile).
+func checkInputFile(path string) error { return optalloc.CheckInputFile(path) }
 
 func unwrapErr(err error) error {
 	if pe, ok := err.(*os.PathError); ok {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/optalloc/optalloc"
 	"github.com/optalloc/optalloc/model"
 )
 
@@ -39,7 +40,8 @@ type env struct {
 	staged         []staged  // outputs written, renamed into place on success
 	start          time.Time // when the process (or, in tests, run) started
 	ctx            context.Context
-	tflite         *tfliteInput // the .tflite input read, for writing its plan back
+	input          *optalloc.Input // the input read last (the front door's)
+	tflite         *tfliteInput    // the .tflite input read, for its summary
 }
 
 // processStart is when the process started (package variables are set

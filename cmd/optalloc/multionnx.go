@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/optalloc/optalloc"
 	"io"
 	"os"
 	"path/filepath"
@@ -61,7 +62,9 @@ func runPlanMultiONNX(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		warnOpenConditions(e, path, a)
+		for _, w := range optalloc.OpenConditions(path, a) {
+			fmt.Fprintln(e.stderr, "warning: "+w)
+		}
 		ins[k] = &multiInput{path: path, name: modelName(path, used)}
 		if out != "" {
 			ins[k].out = filepath.Join(out, ins[k].name+".plan.json")

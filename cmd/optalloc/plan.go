@@ -3,16 +3,19 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/optalloc/optalloc"
 	"github.com/optalloc/optalloc/exact/bnb"
-	"github.com/optalloc/optalloc/formats/csv"
-	"github.com/optalloc/optalloc/formats/jsonfmt"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
@@ -265,21 +268,19 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		opt.Progress = report
 		stopProgress = done
 	}
-	res, dev, err := solveInput(ctx, e, args[0], p, opt)
+	in := e.input.WithProblem(p)
+	r, err := optalloc.Plan(ctx, in, optalloc.Options{Options: opt})
 	stopProgress() // the progress line gives way to what follows
 	if err != nil {
-		if strings.HasPrefix(err.Error(), "unknown method") {
+		if errors.Is(err, optalloc.ErrUnknownMethod) {
 			return usageErr("%v", err)
 		}
 		return err
 	}
+	res, dev := r.Result, r.Device
 	if res.Plan != nil {
-		if isTFLitePath(out) {
-			if err := writeTFLite(ctx, e, args[0], out, p, res.Plan); err != nil {
-				return err
-			}
-		} else if out != "" {
-			if err := writePlan(e, out, p, res.Plan); err != nil {
+		if out != "" {
+			if err := writePlan(e, in, out, res.Plan); err != nil {
 				return err
 			}
 		}
@@ -413,12 +414,24 @@ func parsePools(specs []string) ([]model.Pool, error) {
 	return pools, nil
 }
 
-func writePlan(e *env, path string, p *model.Problem, plan *model.Plan) error {
+// writePlan writes the plan as the front door encodes it for path's
+// suffix (optalloc.Input.Encode: CSV or JSON plan, a .tflite model carrying
+// it), staged with the command's other outputs.
+func writePlan(e *env, in *optalloc.Input, path string, plan *model.Plan) error {
+	format := path
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !slices.Contains(optalloc.Suffixes, strings.ToLower(filepath.Ext(path))) {
+		format = "-" // a device or FIFO without a known suffix: CSV, as on stdout
+	}
+	enc, err := in.Encode(format, plan)
+	if err != nil {
+		return err
+	}
+	for _, n := range enc.Notes {
+		fmt.Fprintln(e.stderr, n)
+	}
 	return writeOutput(e, path, func(w io.Writer) error {
-		if isJSONPath(path) {
-			return jsonfmt.WritePlan(w, p, plan)
-		}
-		return csv.Write(w, p, plan)
+		_, err := w.Write(enc.Data)
+		return err
 	})
 }
 

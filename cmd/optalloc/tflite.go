@@ -1,21 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/optalloc/optalloc/bounds"
 	"github.com/optalloc/optalloc/device"
 	"github.com/optalloc/optalloc/formats/tflite"
 	"github.com/optalloc/optalloc/heuristics"
 	"github.com/optalloc/optalloc/model"
-	"github.com/optalloc/optalloc/solve"
 	"github.com/optalloc/optalloc/verify"
 )
 
@@ -41,21 +37,14 @@ func checkTFLiteOutput(e *env, input, out string) error {
 }
 
 // checkTFLiteWritable refuses, before planning, a -o OUT.tflite that could
-// not be written whatever the plan: a model keeping its buffers outside the
-// flatbuffer, or an arena whose lower bound already overflows the offline
-// plan's int32 offsets.
+// not be written whatever the plan (optalloc.Input.CheckWrite: a model
+// keeping its buffers outside the flatbuffer, an arena whose lower bound
+// already overflows the offline plan's int32 offsets).
 func checkTFLiteWritable(e *env, input, out string, p *model.Problem) error {
-	t := e.tflite
-	if !isTFLitePath(out) || t == nil || t.path != input {
+	if !isTFLitePath(out) || e.tflite == nil || e.tflite.path != input {
 		return nil
 	}
-	if err := t.model.Writable(); err != nil {
-		return &model.InputError{File: input, Msg: strings.TrimPrefix(err.Error(), input+" ")}
-	}
-	if lb := bounds.MaxLive(p); lb > 1<<31-1 {
-		return usageErr("-o %s: the arena needs at least %d bytes, past the int32 offsets of TFLite Micro's offline plan", out, lb)
-	}
-	return nil
+	return e.input.WithProblem(p).CheckWrite(out)
 }
 
 // tfliteInput is a .tflite input as read once: the model, its arena
@@ -78,78 +67,6 @@ func scratchFlags(c *command, fs *pflag.FlagSet) {
 	}
 }
 
-// loadTFLite reads a .tflite input with the scratch flags; ok is false for
-// other inputs.
-func loadTFLite(e *env, path string) (p *model.Problem, ok bool, err error) {
-	if !isTFLitePath(path) {
-		return nil, false, nil
-	}
-	m, err := tflite.ReadFile(path)
-	if err != nil {
-		return nil, true, err
-	}
-	p, err = useTFLite(e, path, m)
-	return p, true, err
-}
-
-// loadTFLiteBytes is loadTFLite for standard input: ok is false unless
-// data looks like a TFLite model.
-func loadTFLiteBytes(e *env, data []byte, name string) (p *model.Problem, ok bool, err error) {
-	if !tflite.Sniff(data) {
-		return nil, false, nil
-	}
-	m, err := tflite.Decode(data, name)
-	if err != nil {
-		return nil, true, err
-	}
-	p, err = useTFLite(e, "-", m)
-	return p, true, err
-}
-
-// useTFLite builds the arena problem of a model read from path and keeps
-// both for writing the plan back.
-func useTFLite(e *env, path string, m *tflite.Model) (*model.Problem, error) {
-	var opt tflite.ArenaOptions
-	if e.flags.Lookup("no-scratch") != nil {
-		name, _ := e.flags.GetString("target")
-		kernels, _ := e.flags.GetString("kernels")
-		t, err := tflite.NewTarget(name, kernels)
-		if err != nil {
-			return nil, usageErr("--target/--kernels: %v", err)
-		}
-		opt.Target = t
-		opt.NoScratch, _ = e.flags.GetBool("no-scratch")
-		list, _ := e.flags.GetString("scratch")
-		if list != "" && opt.NoScratch {
-			return nil, usageErr("--scratch and --no-scratch contradict each other; give one")
-		}
-		if list != "" {
-			reqs, err := tflite.ReadBufferList(list, m)
-			if err != nil {
-				return nil, err
-			}
-			opt.Recorded, opt.RecordedFrom = reqs, list
-		}
-	}
-	a, err := m.ArenaWith(opt)
-	if err != nil {
-		return nil, err
-	}
-	if len(a.ScratchSkipped) > 0 {
-		fmt.Fprintf(e.stderr, "warning: %s: %s", m.Name, a.ScratchSkipped[0])
-		if n := len(a.ScratchSkipped) - 1; n > 0 {
-			fmt.Fprintf(e.stderr, " (and %d more operators)", n)
-		}
-		fmt.Fprintln(e.stderr)
-	}
-	if len(a.Unknown) > 0 && a.Kernels != "" && opt.Recorded == nil {
-		fmt.Fprintf(e.stderr, "warning: %s: %s", m.Name, strings.Join(a.Unknown, "; "))
-		fmt.Fprintf(e.stderr, "; the arena stated for %s may be smaller than the device's: record the device's buffer list and give it with --scratch (docs/tflite.md)\n", a.Target)
-	}
-	e.tflite = &tfliteInput{path: path, model: m, arena: a}
-	return a.Problem, nil
-}
-
 // checkScratchFlags refuses the scratch flags on inputs that are not
 // TFLite models.
 func checkScratchFlags(e *env, inputs ...string) error {
@@ -166,31 +83,14 @@ func checkScratchFlags(e *env, inputs ...string) error {
 	return nil
 }
 
-// online marks the buffers of the TFLite input's arena that the runtime
-// places itself (the scratch buffers); nil when input is not the TFLite
-// model read, has no scratch, or p is not its arena.
+// online marks the buffers of the input's arena that the runtime places
+// itself (the scratch buffers); nil when input is not the input read, has
+// no such buffers, or p is no longer its arena (optalloc.Input.Online).
 func (e *env) online(input string, p *model.Problem) []bool {
-	t := e.tflite
-	if t == nil || t.path != input || len(p.Buffers) != len(t.arena.Problem.Buffers) || len(p.PoolList()) > 1 {
+	if e.input == nil || e.input.Name != input {
 		return nil
 	}
-	if on := t.arena.Online(); on != nil {
-		return on
-	}
-	// No scratch: the device's arena is the tensors' plan, still never
-	// above TFLite Micro's own (device.SolveTFLM keeps its layout then).
-	return make([]bool, len(p.Buffers))
-}
-
-// solveInput solves p; for a TFLite model with scratch buffers it plans
-// the arena the device uses (device.SolveTFLM) and says how on stderr.
-func solveInput(ctx context.Context, e *env, input string, p *model.Problem, opt solve.Options) (*solve.Result, *device.Outcome, error) {
-	on := e.online(input, p)
-	if on == nil {
-		res, err := solve.Solve(ctx, p, opt)
-		return res, nil, err
-	}
-	return device.SolveTFLM(ctx, p, on, opt)
+	return e.input.WithProblem(p).Online()
 }
 
 // tfliteSummary is the summary line's part about a TFLite input's scratch
@@ -285,83 +185,15 @@ func tfliteReport(e *env, input string, out *device.Outcome) *tfliteJSON {
 	return j
 }
 
-// writeTFLite writes a copy of the input model with the plan's tensor
-// offsets as its OfflineMemoryAllocation metadata (scratch buffers stay
-// online, zero-byte tensors get -1). Before anything is written the copy
-// is read back: its offsets must be the plan's, and the device's arena
-// they give — the scratch buffers placed by TFLite Micro's greedy planner
-// around them — must pass the verifier and equal the plan's peak.
-func writeTFLite(ctx context.Context, e *env, input, out string, p *model.Problem, plan *model.Plan) error {
-	t := e.tflite
-	if t == nil || t.path != input {
-		return fmt.Errorf("%s: the model was not read as a TFLite model (a bug)", input)
-	}
-	m, a := t.model, t.arena
-	if len(a.Problem.Buffers) != len(p.Buffers) {
-		return fmt.Errorf("%s: the plan is not of the model's arena (a bug)", input)
-	}
-	off, err := a.OfflinePlan(m, plan)
-	if err != nil {
-		return err
-	}
-	data, err := m.WithOfflinePlan(off)
-	if err != nil {
-		return fmt.Errorf("%s: %v", out, err)
-	}
-	back, err := tflite.Decode(data, out)
-	if err != nil {
-		return fmt.Errorf("%s: the written model does not read back: %v (a bug)", out, err)
-	}
-	if back.Offline == nil || !slices.Equal(back.Offline.Offsets, off.Offsets) {
-		return fmt.Errorf("%s: the written model does not carry the plan (a bug)", out)
-	}
-	got := planFromOffsets(a, back.Offline.Offsets)
-	dev, err := device.Simulate(context.WithoutCancel(ctx), p, a.Online(), got)
-	if err != nil {
-		return err
-	}
-	if vs := verify.Check(p, dev); len(vs) > 0 {
-		return fmt.Errorf("%s: the offline plan read back is rejected by the verifier: %v (a bug)", out, vs[0])
-	}
-	if h, want := dev.Peak(p), plan.Peak(p); h != want {
-		return fmt.Errorf("%s: the offline plan read back gives the device an arena of %d, not the %d planned (a bug)", out, h, want)
-	}
-	if m.OfflineEntries > 1 {
-		fmt.Fprintf(e.stderr, "note: %s had %d %s entries; the last, the one TFLite Micro uses, now holds the plan (the others are kept)\n", input, m.OfflineEntries, tflite.OfflineMetadata)
-	}
-	if len(m.Subgraphs) > 1 {
-		fmt.Fprintf(e.stderr, "warning: %s: the model has %d subgraphs: TFLite Micro releases before 2023-03-29 (tflite-micro PR #1195) read a multi-subgraph offline plan per subgraph and would corrupt memory; run it with a newer TFLite Micro\n", out, len(m.Subgraphs))
-	}
-	return writeOutput(e, out, func(w io.Writer) error {
-		_, err := io.Copy(w, bytes.NewReader(data))
-		return err
-	})
-}
-
-// planFromOffsets reads the arena's plan out of an offline plan (tensors
-// left Online and scratch buffers get offset 0: callers place them).
-func planFromOffsets(a *tflite.Arena, offsets []int32) *model.Plan {
-	pl := model.NewPlan(a.Problem)
-	for j, i := range a.Tensors {
-		if o := offsets[i]; o >= 0 {
-			pl.Placements[j].Offset = int64(o)
-		}
-	}
-	return pl
-}
-
 // verifyOffline checks the offline plan a .tflite model carries: the
 // tensors it places must not share bytes while live (under TFLite Micro's
 // lifetimes), and the arena is what TFLite Micro's greedy planner makes of
 // it, placing the tensors the plan leaves to the runtime around the others.
 func verifyOffline(ctx context.Context, e *env, path string) error {
-	m, err := tflite.ReadFile(path)
-	if err != nil {
+	if _, err := loadProblem(e, path); err != nil {
 		return err
 	}
-	if _, err := useTFLite(e, path, m); err != nil {
-		return err
-	}
+	m := e.tflite.model
 	if m.Offline == nil {
 		return &model.InputError{File: path, Msg: "has no " + tflite.OfflineMetadata + " metadata (give a PLAN to check, or write one with 'optalloc plan " + path + " -o planned.tflite')"}
 	}

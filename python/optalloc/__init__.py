@@ -20,7 +20,7 @@ from typing import Any
 
 from .problem import Buffer, Pool, Problem, from_csv, load
 from .solver import Solution, Solver, Verification, solve, verify
-from .utils import read_csv, to_csv, write_csv
+from .utils import read_csv, to_csv, write, write_csv
 
 __all__ = [
     "Buffer",
@@ -35,6 +35,7 @@ __all__ = [
     "solve",
     "to_csv",
     "verify",
+    "write",
     "write_csv",
 ]
 

@@ -79,6 +79,12 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "optalloc_result_pool_name": (c_int, [_U, c_int32, POINTER(c_void_p)]),
     "optalloc_result_write": (c_int, [_U, c_char_p]),
     "optalloc_result_free": (c_int, [_U]),
+    "optalloc_problem_warnings": (c_int, [_U, POINTER(c_void_p), POINTER(c_size_t)]),
+    "optalloc_problem_write_plan": (c_int, [_U, c_size_t, c_void_p, c_void_p, c_char_p]),
+    "optalloc_problem_encode_plan": (
+        c_int,
+        [_U, c_size_t, c_void_p, c_void_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t)],
+    ),
 }
 
 

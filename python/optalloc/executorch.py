@@ -1,14 +1,22 @@
-"""optalloc as an ExecuTorch memory-planning algorithm.
+"""optalloc as ExecuTorch's memory planner.
 
     from executorch.exir.passes import MemoryPlanningPass
     import optalloc.executorch
-    planner = MemoryPlanningPass(memory_planning_algo=optalloc.executorch.make_algorithm(time_limit=10.0))
+    # Directly as the pass's planner:
+    pass_ = MemoryPlanningPass(memory_planning_algo=optalloc.executorch.make_planner(time_limit=10.0))
+    # Or as one algorithm among others in ExecuTorch's suite (the smallest total wins):
+    from executorch.exir.memory_planning import MemoryPlanningAlgorithmSuite, greedy
+    suite = MemoryPlanningAlgorithmSuite(algo_list=[greedy, optalloc.executorch.make_algorithm(time_limit=10.0)])
+    pass_ = MemoryPlanningPass(memory_planning_algo=suite)
 
-`algorithm` (and what make_algorithm returns) is called as ExecuTorch calls an algorithm:
-``algo(alignment, specs, graph_module, graph_signature, extra_padding=0)``, and returns its
-``MemoryAlgoResult(spec_dict, bufsizes)`` (a dataclass with the same fields when executorch is not
-importable). It writes nothing into the specs: the caller (MemoryPlanningAlgorithmSuite) writes the
-winner's values back.
+ExecuTorch calls both as ``f(alignment, specs, graph_module, graph_signature, extra_padding)``, but
+expects different things back. What make_planner returns (and ``planner``) is what
+MemoryPlanningPass wants: it writes ``mem_id``, ``mem_offset`` and ``mem_obj_id`` into every spec
+and returns the buffer sizes (``List[int]``), as ``MemoryPlanningAlgorithmSuite.__call__`` does.
+What make_algorithm returns (and ``algorithm``) is what goes into the suite's ``algo_list``: it
+returns ``MemoryAlgoResult(spec_dict, bufsizes)`` (a dataclass with the same fields when executorch
+is not importable) and writes nothing into the specs: the suite writes the winner's values back.
+Malformed specs raise ValueError naming the spec and the field.
 
 What it respects (notes/runtimes.md): a spec's size is ``spec.realign(alignment)`` then
 ``spec.allocated_memory``; ``lifetime = [first, last]`` is inclusive (planned as [first, last + 1));
@@ -31,7 +39,11 @@ from typing import Any, Callable, Iterable, Optional
 from .problem import Problem
 from .solver import solve
 
-__all__ = ["MemoryAlgoResult", "SpecAllocResult", "algorithm", "make_algorithm"]
+__all__ = ["MemoryAlgoResult", "SpecAllocResult", "algorithm", "make_algorithm", "make_planner", "planner"]
+
+MAX_MEM_ID = 255
+"""The largest mem_id accepted: a mem_id indexes the program's list of planned buffers, one per
+memory, and bufsizes holds an entry for every id up to the largest."""
 
 
 @dataclass
@@ -90,7 +102,8 @@ def _lifetime(spec: Any) -> tuple[int, int]:
     lt = getattr(spec, "lifetime", None)
     if lt is None or len(lt) != 2 or lt[0] is None or lt[1] is None:
         raise ValueError(f"spec {spec!r} has no lifetime [first, last]")
-    return int(lt[0]), int(lt[1])
+    first = _int(lt[0], f"spec {spec!r}: lifetime[0]", 0)
+    return first, _int(lt[1], f"spec {spec!r}: lifetime[1]", first)
 
 
 def _shared_objects(roots: list[_Root]) -> tuple[list[int], int]:
@@ -159,15 +172,52 @@ def _groups(offsets: list[int], sizes: list[int]) -> list[int]:
     return out
 
 
+def _int(value: Any, what: str, low: int = 0, high: Optional[int] = None) -> int:
+    """value as an int in [low, high], or ValueError naming what."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        if not (hasattr(value, "__index__") and not isinstance(value, float)):
+            raise ValueError(f"{what} must be an integer, not {value!r}")
+        value = value.__index__()
+    if value < low or (high is not None and value > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise ValueError(f"{what} must be {bound}, not {value}")
+    return int(value)
+
+
+def _check(alignment: int, specs: list[Any], graph_module: Any, extra_padding: int) -> None:
+    """ValueError for what ExecuTorch's planners would turn into impossible placements."""
+    _int(alignment, "alignment", 1)
+    _int(extra_padding, "extra_padding", 0)
+    inputs = getattr(graph_module, "input_mem_buffer_sizes", None)
+    if isinstance(inputs, list):
+        for k, v in enumerate(inputs):
+            _int(v, f"graph_module.input_mem_buffer_sizes[{k}]", 0)
+    for spec in specs:
+        mem_id = getattr(spec, "mem_id", None)
+        if mem_id is not None:
+            _int(mem_id, f"spec {spec!r}: mem_id", 1, MAX_MEM_ID)
+        _lifetime(spec)
+        base = getattr(spec, "storage_base", None)
+        if base is not None:
+            delta = _int(getattr(spec, "storage_base_offset", 0) or 0, f"spec {spec!r}: storage_base_offset", 0)
+            if delta + _int(spec.allocated_memory, f"spec {spec!r}: allocated_memory") > \
+                    _int(base.allocated_memory, f"spec {base!r}: allocated_memory"):
+                raise ValueError(f"spec {spec!r}: its {spec.allocated_memory} bytes at storage_base_offset "
+                                 f"{delta} pass the end of its storage_base's {base.allocated_memory}")
+
+
 def _plan(alignment: int, specs: Iterable[Any], graph_module: Any, extra_padding: int,
           time_limit: float, method: str, threads: int, seed: int) -> Any:
     result_type, alloc_type = _types()
     specs = list(specs)
     roots: dict[int, _Root] = {}  # id(root spec) -> _Root
     placed: list[tuple[Any, Any, int]] = []  # (spec, root spec, delta)
+    _int(alignment, "alignment", 1)
     for spec in specs:
         spec.realign(alignment)
+    _check(alignment, specs, graph_module, extra_padding)
     for spec in specs:
+        _int(spec.allocated_memory, f"spec {spec!r}: allocated_memory")
         root, delta = _root_of(spec)
         first, last = _lifetime(spec)
         r = roots.get(id(root))
@@ -238,4 +288,39 @@ def make_algorithm(time_limit: float = 10.0, method: str = "auto", threads: int 
 
 
 algorithm = make_algorithm()
-"""The algorithm with the default settings (10 s, method auto)."""
+"""The algorithm with the default settings (10 s, method auto), for MemoryPlanningAlgorithmSuite."""
+
+
+def make_planner(time_limit: float = 10.0, method: str = "auto", threads: int = 0,
+                 seed: int = 1) -> Callable[..., list[int]]:
+    """A planner for MemoryPlanningPass(memory_planning_algo=...), with these solve settings.
+
+    Args:
+        time_limit, method, threads, seed: as for make_algorithm.
+
+    Returns:
+        ``planner(alignment, specs, graph_module, graph_signature, extra_padding=0)``: it plans as
+        make_algorithm's algorithm, writes ``mem_id``, ``mem_offset`` and ``mem_obj_id`` into every
+        spec (as MemoryPlanningAlgorithmSuite writes its winner's) and returns the buffer sizes.
+    """
+    algo = make_algorithm(time_limit, method, threads, seed)
+
+    def optalloc(alignment: int, specs: Iterable[Any], graph_module: Any = None,
+                 graph_signature: Optional[Any] = None, extra_padding: int = 0) -> list[int]:
+        """Plan specs with optalloc and write the placements into them (see optalloc.executorch).
+
+        Raises:
+            ValueError: a malformed spec (see make_algorithm).
+        """
+        res = algo(alignment, specs, graph_module, graph_signature, extra_padding)
+        for spec, where in res.spec_dict.items():
+            spec.mem_id = where.mem_id
+            spec.mem_offset = where.mem_offset
+            spec.mem_obj_id = where.mem_obj_id
+        return list(res.bufsizes)
+
+    return optalloc
+
+
+planner = make_planner()
+"""The planner with the default settings (10 s, method auto), for MemoryPlanningPass."""

@@ -79,7 +79,13 @@ class Problem:
         self.capacity = capacity
         self.pools = list(pools)
         self._columns: Optional[dict[str, Any]] = None
-        self._origin: Optional[tuple[str, list[str], tuple[Buffer, ...], list[Pool]]] = None
+        if capacity is not None:
+            _int(capacity, "capacity", 0)
+        # A loaded problem is held in the library (_held) with what its Buffers do not show
+        # (aliases, gaps, kinds); _snapshot is its buffers and pools as last sent there.
+        self._held: Optional[_lib.ProblemHandle] = None
+        self._snapshot: Optional[tuple[tuple[Buffer, ...], list[Pool]]] = None
+        self.warnings: list[str] = []
 
     @classmethod
     def from_arrays(
@@ -102,13 +108,17 @@ class Problem:
             offset: one pin per buffer (negative: free), or None.
 
         Raises:
-            ValueError: the columns have different lengths.
+            ValueError: the columns have different lengths, or a value is not an integer of
+                int64's range (a float, NaN, a wrong dtype or shape), naming the argument.
         """
-        cols = {"lower": _int64s(lower), "upper": _int64s(upper), "size": _int64s(size)}
+        cols = {"lower": _int64s(lower, "lower"), "upper": _int64s(upper, "upper"),
+                "size": _int64s(size, "size")}
         if alignment is not None:
-            cols["alignment"] = _int64s(alignment)
+            cols["alignment"] = _int64s(alignment, "alignment")
         if offset is not None:
-            cols["offset"] = _int64s(offset)
+            cols["offset"] = _int64s(offset, "offset")
+        if capacity is not None:
+            _int(capacity, "capacity", 0)
         n = len(cols["lower"])
         if any(len(c) != n for c in cols.values()) or (ids is not None and len(ids) != n):
             raise ValueError("the columns have different lengths")
@@ -156,14 +166,16 @@ class Problem:
     def __repr__(self) -> str:
         return f"Problem({len(self)} buffers, capacity={self.capacity!r}, pools={self.pools!r})"
 
-    def _handle(self) -> _lib.ProblemHandle:
-        """A new handle holding a copy of the problem (the caller closes it)."""
+    def _handle(self) -> Any:
+        """A handle holding the problem, for one call (a with block): the library problem a
+        loaded problem holds, with the edits made since sent to it; else a new one, closed at
+        the end of the block."""
+        if self._held is not None:
+            self._sync_held()
+            return _Borrowed(self._held)
         h = _lib.ProblemHandle()
         try:
-            if self._origin is not None and self._unchanged():
-                path, dims, _, _ = self._origin
-                _load_into(h, path, dims)
-            elif self._buffers is None and self._columns is not None:
+            if self._buffers is None and self._columns is not None:
                 self._add_columns(h)
             else:
                 self._add_buffers(h)
@@ -172,13 +184,40 @@ class Problem:
             raise
         return h
 
-    def _unchanged(self) -> bool:
-        """Whether the buffers and pools are still those load() read (then the file is re-read)."""
-        assert self._origin is not None
-        _, _, snapshot, pools = self._origin
-        bs = self._buffers
-        return (bs is not None and len(bs) == len(snapshot) and pools == self.pools
-                and all(a is b for a, b in zip(bs, snapshot)))
+    def _sync_held(self) -> None:
+        """Send the edits of a loaded problem to the library problem it holds: pins (offset),
+        hints and pools of buffers, and pools appended. Its buffers' ids, lifetimes, sizes and
+        alignments are the file's: another value is a ValueError, since the library problem
+        carries what a Buffer does not show (aliases, gaps, kinds) and could not follow."""
+        assert self._held is not None and self._snapshot is not None
+        snap, pools = self._snapshot
+        bs = self.buffers
+        if len(bs) != len(snap):
+            raise ValueError(f"a loaded problem keeps its {len(snap)} buffers (now {len(bs)}): to plan others, "
+                             "make a new Problem(buffers) (what a Buffer does not show, aliases and gaps, is then lost)")
+        if self.pools[:len(pools)] != pools:
+            raise ValueError("a loaded problem's pools can be appended to, not changed")
+        h, L = self._held.h, _lib.lib()
+        for q in self.pools[len(pools):]:
+            _check_pool(q)
+            _lib.check(L.optalloc_problem_add_pool(h, q.name.encode(), q.capacity, q.alignment), h)
+        for i, (a, b) in enumerate(zip(snap, bs)):
+            if a is b:
+                continue
+            for f in ("id", "lower", "upper", "size", "alignment"):
+                if getattr(a, f) != getattr(b, f):
+                    raise ValueError(f"buffer {a.id!r}: {f} is the loaded file's ({getattr(a, f)!r}, now "
+                                     f"{getattr(b, f)!r}); pins (offset), hints and pools can change; to plan "
+                                     "other buffers make a new Problem(buffers)")
+            if a.offset != b.offset:
+                off = -1 if b.offset is None else _int(b.offset, f"buffer {b.id!r}: offset", 0)
+                _lib.check(L.optalloc_problem_pin(h, i, off), h)
+            if a.hint != b.hint:
+                hint = -1 if b.hint is None else _int(b.hint, f"buffer {b.id!r}: hint", 0)
+                _lib.check(L.optalloc_problem_hint(h, i, hint), h)
+            if a.pool != b.pool:
+                _lib.check(L.optalloc_problem_set_pool(h, i, (b.pool or "").encode()), h)
+        self._snapshot = (tuple(bs), list(self.pools))
 
     def _add_columns(self, h: _lib.ProblemHandle) -> None:
         c = self._columns
@@ -199,7 +238,12 @@ class Problem:
         bs = self.buffers
         n = len(bs)
         ids = (ctypes.c_char_p * n)(*[str(b.id).encode() for b in bs])
-        cols = [array.array("q", [getattr(b, f) for b in bs]) for f in ("lower", "upper", "size", "alignment")]
+        cols = [array.array("q", [_int(getattr(b, f), f"buffer {b.id!r}: {f}") for b in bs])
+                for f in ("lower", "upper", "size", "alignment")]
+        for b in bs:
+            for f in ("offset", "hint"):
+                if getattr(b, f) is not None:
+                    _int(getattr(b, f), f"buffer {b.id!r}: {f}", 0)
         L = _lib.lib()
         _lib.check(L.optalloc_problem_add_buffers(h.h, n, ids, *[_ptr(c) for c in cols]), h.h)
         self._add_pools(h)
@@ -214,17 +258,42 @@ class Problem:
 
     def _add_pools(self, h: _lib.ProblemHandle) -> None:
         for q in self.pools:
+            _check_pool(q)
             _lib.check(_lib.lib().optalloc_problem_add_pool(h.h, q.name.encode(), q.capacity, q.alignment), h.h)
 
 
-def _int64s(col: Any) -> Any:
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _int(value: Any, what: str, low: int = INT64_MIN, high: int = INT64_MAX) -> int:
+    """value as an int in [low, high]; ValueError naming what for anything else (a float, even an
+    integral one, a bool, a string, NaN, a value out of range): nothing is wrapped or truncated."""
+    if isinstance(value, (bool, float)) or not hasattr(value, "__index__"):
+        raise ValueError(f"{what} must be an integer, not {value!r}")
+    v = value.__index__()
+    if v < low or v > high:
+        raise ValueError(f"{what} must be between {low} and {high}, not {v}")
+    return int(v)
+
+
+def _int64s(col: Any, what: str = "column") -> Any:
     """A column as contiguous int64 values: a NumPy array as it is when it already is (no copy),
-    converted once otherwise; any other sequence as an array('q')."""
+    converted once otherwise; any other sequence as an array('q'). ValueError for a float or
+    other non-integer dtype, a shape other than one dimension, or a value out of int64's range."""
     if hasattr(col, "__array_interface__"):
         import numpy as np
 
-        return np.ascontiguousarray(col, dtype=np.int64)
-    return array.array("q", col)
+        a = np.asarray(col)
+        if a.ndim != 1:
+            raise ValueError(f"{what} must be one-dimensional, not of shape {a.shape}")
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"{what} must hold integers, not {a.dtype}")
+        if a.dtype.kind == "u" and a.size and int(a.max()) > INT64_MAX:
+            raise ValueError(f"{what}: {int(a.max())} is past int64")
+        return np.ascontiguousarray(a, dtype=np.int64)
+    if isinstance(col, (str, bytes)) or not hasattr(col, "__iter__"):
+        raise ValueError(f"{what} must be a sequence of integers, not {col!r}")
+    return array.array("q", [_int(v, f"{what}[{i}]") for i, v in enumerate(col)])
 
 
 def _ptr(col: Any) -> Optional[int]:
@@ -280,20 +349,57 @@ def load(path: Union[str, PathLike[str]], dims: Dims = None) -> Problem:
         dims: ONNX symbolic dimensions, as --dim: {"batch": 1} or ["batch=1"].
 
     Returns:
-        The problem. While its buffers and pools are left as loaded, solve() and verify() read
-        the file again, so what a Buffer does not show (aliases, gaps, kinds) is kept.
+        The problem, held in the library as read (the file is not read again): what a Buffer
+        does not show (aliases, gaps, kinds) is kept. Its pins (offset), hints and pools may be
+        edited and pools appended; its lifetimes, sizes and alignments stay the file's.
+        ``warnings`` lists the lines the CLI prints as "warning: ...".
 
     Raises:
-        ValueError: the file is missing or malformed (the CLI's one-line message).
+        ValueError: the file is missing, malformed or a device (the CLI's one-line message).
     """
     spath = fspath(path)
     d = _dim_strings(dims)
-    with _lib.ProblemHandle() as h:
+    h = _lib.ProblemHandle()
+    try:
         _load_into(h, spath, d)
         bs = _read_back(h)
+        warnings = _warnings(h)
+    except BaseException:
+        h.close()
+        raise
     p = Problem(bs)
-    p._origin = (spath, d, tuple(p.buffers), [])
+    p._held, p._snapshot, p.warnings = h, (tuple(p.buffers), []), warnings
     return p
+
+
+def _warnings(h: _lib.ProblemHandle) -> list[str]:
+    p, n = ctypes.c_void_p(), ctypes.c_size_t()
+    _lib.check(_lib.lib().optalloc_problem_warnings(h.h, ctypes.byref(p), ctypes.byref(n)), h.h)
+    return [line for line in _lib.take_string(p.value).split("\n") if line]
+
+
+class _Borrowed:
+    """A held handle lent for one call: leaving the with block does not free it."""
+
+    def __init__(self, handle: _lib.ProblemHandle) -> None:
+        self._handle = handle
+
+    @property
+    def h(self) -> int:
+        return self._handle.h
+
+    def __enter__(self) -> "_Borrowed":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def _check_pool(q: Pool) -> None:
+    if not isinstance(q.name, str) or not q.name:
+        raise ValueError(f"pool name must be a non-empty string, not {q.name!r}")
+    _int(q.capacity, f"pool {q.name!r}: capacity", 0)
+    _int(q.alignment, f"pool {q.name!r}: alignment", 0)
 
 
 def from_csv(text: str, name: str = "<csv>") -> Problem:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import array
 import ctypes
+import math
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from . import _lib
-from .problem import Problem, _int64s, _ptr
+from .problem import Problem, _int, _int64s, _ptr
 
 
 @dataclass(frozen=True)
@@ -70,19 +71,26 @@ class Solver:
         seed: the seed of randomised planners (same input, options and seed: same plan).
 
     Raises:
-        ValueError: a negative time limit, capacity or thread count.
+        ValueError: a time limit that is not a number >= 0 (NaN, a string), a capacity, thread
+            count or seed that is not an integer in range (floats included), naming the argument.
     """
 
     def __init__(self, time_limit: float = 10.0, method: str = "auto", capacity: Optional[int] = None,
                  threads: int = 0, seed: int = 1) -> None:
+        ms = _milliseconds(time_limit)
+        if not isinstance(method, str):
+            raise ValueError(f"method must be a string, not {method!r}")
+        cap = 0 if capacity is None else _int(capacity, "capacity", 0)
+        thr = _int(threads, "threads", 0, (1 << 31) - 1)
+        sd = _int(seed, "seed")
         self._handle = _SolverHandle()
         h, L = self._handle.h, _lib.lib()
         try:
-            _lib.check(L.optalloc_solver_set_time_limit_ms(h, int(round(time_limit * 1000))), h)
+            _lib.check(L.optalloc_solver_set_time_limit_ms(h, ms), h)
             _lib.check(L.optalloc_solver_set_method(h, method.encode()), h)
-            _lib.check(L.optalloc_solver_set_capacity(h, capacity or 0), h)
-            _lib.check(L.optalloc_solver_set_threads(h, threads), h)
-            _lib.check(L.optalloc_solver_set_seed(h, seed), h)
+            _lib.check(L.optalloc_solver_set_capacity(h, cap), h)
+            _lib.check(L.optalloc_solver_set_threads(h, thr), h)
+            _lib.check(L.optalloc_solver_set_seed(h, sd), h)
         except BaseException:
             self.close()
             raise
@@ -149,6 +157,18 @@ class Solver:
             with _lib.ResultHandle(out.get("r", 0)) as rh:
                 _lib.check(out["rc"], sh)
                 return _solution(rh, problem.ids())
+
+
+def _milliseconds(seconds: Any) -> int:
+    """A time limit in whole milliseconds, rounded up so that a positive limit is never 0 (no
+    limit); ValueError for anything but a finite number >= 0."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) \
+            or seconds < 0:
+        raise ValueError(f"time_limit must be a number of seconds >= 0, not {seconds!r}")
+    ms = math.ceil(seconds * 1000)
+    if ms > (1 << 63) - 1:
+        raise ValueError(f"time_limit {seconds!r} is past int64 milliseconds")
+    return int(ms)
 
 
 class _SolverHandle(_lib.Handle):
@@ -258,9 +278,9 @@ def verify(problem: Problem, offsets: Union[Mapping[Any, int], Sequence[int], An
         missing = [i for i in ids if i not in offsets]
         if missing:
             raise ValueError(f"no offset for buffer {missing[0]!r}")
-        col = array.array("q", [offsets[i] for i in ids])
+        col = array.array("q", [_int(offsets[i], f"offsets[{i!r}]") for i in ids])
     else:
-        col = _int64s(offsets)
+        col = _int64s(offsets, "offsets")
     pidx = None
     if pools is not None:
         names = [q.name for q in problem.pools] or ["default"]

@@ -83,3 +83,30 @@ def test_cli_agrees_with_go_cli_on_the_summary(go_cli: Path, capsys: pytest.Capt
     assert cli.main(["plan", str(path), "--method", "greedy-size", "--threads", "1"]) == go.returncode == 0
     ours = capsys.readouterr().err.split(" time=")[0]
     assert ours == go.stderr.strip().split(" time=")[0]
+
+
+def test_python_m_optalloc_is_the_go_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 41: `python -m optalloc` has the Go CLI's output rules and commands, being it."""
+    src = shared("benchmarks", "minimalloc", "input.12.csv")
+    path = tmp_path / "in.csv"
+    path.write_bytes(src.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["plan", str(path), "--threads", "1", "-q", "-o", "-"]) == 0
+    assert capsys.readouterr().out.startswith("id,lower,upper,size")
+    assert not (tmp_path / "-").exists(), "-o - wrote a file named -"
+    assert cli.main(["plan", str(path), "-o", str(path)]) == 2
+    assert "is the input" in capsys.readouterr().err
+    assert path.read_bytes() == src.read_bytes()
+    assert cli.main(["plan", str(path), "-o", str(tmp_path / "no" / "plan.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "does not exist" in err and "Traceback" not in err and err.count("\n") == 1
+    assert cli.main(["plan", str(path), "-q", "--svg", str(tmp_path / "p.svg"), "--explain"]) == 0
+    assert (tmp_path / "p.svg").read_text().startswith("<svg")
+    assert cli.main(["plan", "/dev/zero"]) == 2
+    assert "is a device" in capsys.readouterr().err
+    model = shared("models", "tflite", "hello_world_int8.tflite")
+    out = tmp_path / "planned.tflite"
+    assert cli.main(["plan", str(model), "-q", "-o", str(out)]) == 0
+    assert cli.main(["verify", str(out)]) == 0
+    assert "offline part: valid" in capsys.readouterr().out

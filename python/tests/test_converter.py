@@ -48,5 +48,46 @@ def test_loaded_problem_keeps_what_buffers_do_not_show(tmp_path: Path) -> None:
     path.write_text("id,lower,upper,size,gaps\na,0,4,8,1-3\nb,1,3,8,\n")
     p = optalloc.load(path)
     assert optalloc.solve(p, time_limit=1.0).peak == 8
-    p.buffers = [dataclasses.replace(b) for b in p.buffers]  # new Buffers: planned from them, without the gap
-    assert optalloc.solve(p, time_limit=1.0).peak == 16
+    # Issue 41: a loaded problem is held in the library, never read again; edits go to it.
+    path.write_text("id,lower,upper,size\na,0,4,8\nb,1,3,8\n")  # the file changes: not re-read
+    assert optalloc.solve(p, time_limit=1.0).peak == 8
+    p.buffers = [dataclasses.replace(b) for b in p.buffers]  # equal Buffers: the gap stays
+    assert optalloc.solve(p, time_limit=1.0).peak == 8
+    p.buffers = [p.buffers[0], dataclasses.replace(p.buffers[1], offset=8)]  # a pin: the gap stays
+    s = optalloc.solve(p, time_limit=1.0)
+    assert s.peak == 16 and s.offsets["b"] == 8 and optalloc.verify(p, s.offsets).valid
+    with pytest.raises(ValueError, match="size is the loaded file's"):
+        p.buffers = [p.buffers[0], dataclasses.replace(p.buffers[1], size=16)]
+        optalloc.solve(p, time_limit=1.0)
+    q = optalloc.Problem(p.buffers)  # a new problem from the Buffers: planned from them, without the gap
+    assert optalloc.solve(q, time_limit=1.0).peak == 24
+
+
+def test_plans_are_written_by_the_library(tmp_path: Path) -> None:
+    """Issue 41: the pool column and quoted ids, as optalloc's own reader reads them; the input is
+    never written over, a .tflite model gets its plan back."""
+    B = optalloc.Buffer
+    p = optalloc.Problem([B("conv,1", 0, 2, 64, pool="sram"), B("b", 1, 3, 64), B("c", 1, 3, 64)],
+                         pools=[optalloc.Pool("sram", 64), optalloc.Pool("dram")])
+    s = optalloc.solve(p, time_limit=1.0, threads=1)
+    text = optalloc.to_csv(p, s)
+    assert text.splitlines()[1].startswith('"conv,1",') and "pool" in text.splitlines()[0]
+    out = tmp_path / "plan.csv"
+    optalloc.write_csv(p, out, s)
+    assert out.read_text() == text
+    back = optalloc.read_csv(out)
+    assert [b.id for b in back.buffers] == ["conv,1", "b", "c"]
+    for name in ("plan.txt", "plan"):
+        with pytest.raises(ValueError, match="suffix"):
+            optalloc.write(p, s, tmp_path / name)
+    csvin = tmp_path / "in.csv"
+    csvin.write_text("id,lower,upper,size\na,0,2,8\n")
+    q = optalloc.load(csvin)
+    with pytest.raises(ValueError, match="is the input"):
+        optalloc.write(q, optalloc.solve(q, time_limit=1.0), csvin)
+    assert csvin.read_text() == "id,lower,upper,size\na,0,2,8\n"
+    with pytest.raises(ValueError, match="invalid"):
+        bad = optalloc.Solution(offsets={"conv,1": 0, "b": 0, "c": 0}, peak=64, lower_bound=64, status="feasible")
+        optalloc.write(p, bad, tmp_path / "bad.csv")
+    assert not (tmp_path / "bad.csv").exists()
+

@@ -6,10 +6,10 @@
 //
 //	go run ./benchmarks/cmd/results -shared ../shared/benchmarks -o results.md
 //
-// With -readme README.md the tables replace what lies between the lines
+// With -readme docs/results.md the tables replace what lies between the lines
 // <!-- results:begin --> and <!-- results:end --> of that file instead:
 //
-//	go run ./benchmarks/cmd/results -shared ../shared/benchmarks -readme README.md
+//	go run ./benchmarks/cmd/results -shared ../shared/benchmarks -readme docs/results.md
 //
 // Flags: -time-limit per method (default 10s), -methods (comma-separated;
 // default every planner and auto), -threads instances at a time (default 1:

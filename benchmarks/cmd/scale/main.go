@@ -14,7 +14,7 @@
 //
 //	go run ./benchmarks/cmd/scale
 //	go run ./benchmarks/cmd/scale -sizes 1000000,2000000 -time-limits 10s,30s -reps 3 -o scale.md
-//	go run ./benchmarks/cmd/scale -readme README.md
+//	go run ./benchmarks/cmd/scale -readme docs/results.md
 //
 // With -readme the report replaces what lies between the lines
 // <!-- scale:begin --> and <!-- scale:end --> of that file.
