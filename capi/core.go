@@ -14,6 +14,7 @@ import (
 
 	"github.com/optalloc/optalloc"
 	"github.com/optalloc/optalloc/formats/onnx"
+	"github.com/optalloc/optalloc/formats/tflite"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
 	"github.com/optalloc/optalloc/verify"
@@ -32,6 +33,9 @@ type problem struct {
 	// back end, the files it read, its warnings); nil for a problem built
 	// from columns.
 	in *optalloc.Input
+	// target is the device a TFLite model loaded next is planned for
+	// (optalloc_problem_set_target); the zero Target is the host's.
+	target tflite.Target
 }
 
 func newProblem() *problem { return &problem{p: &model.Problem{}} }
@@ -60,7 +64,7 @@ func (pr *problem) load(path string, dims []string) error {
 	if path == "-" {
 		return badArg("- (standard input) is not a file here: give a path, or the bytes to optalloc_problem_load_bytes")
 	}
-	in, err := optalloc.Load(path, optalloc.LoadOptions{Dims: d})
+	in, err := optalloc.Load(path, pr.loadOptions(d))
 	if err != nil {
 		return err
 	}
@@ -75,11 +79,31 @@ func (pr *problem) loadBytes(data []byte, name string, dims []string) error {
 	if err != nil {
 		return err
 	}
-	in, err := optalloc.LoadBytes(name, data, optalloc.LoadOptions{Dims: d})
+	in, err := optalloc.LoadBytes(name, data, pr.loadOptions(d))
 	if err != nil {
 		return err
 	}
 	pr.replace(in)
+	return nil
+}
+
+// loadOptions are the door's options for a load: the dims and the target.
+func (pr *problem) loadOptions(dims map[string]int64) optalloc.LoadOptions {
+	pr.mu.RLock()
+	defer pr.mu.RUnlock()
+	return optalloc.LoadOptions{Dims: dims, TFLite: tflite.ArenaOptions{Target: pr.target}}
+}
+
+// setTarget names the device TFLite models loaded next are planned for
+// (as --target and --kernels; "" for the defaults).
+func (pr *problem) setTarget(name, kernels string) error {
+	t, err := tflite.NewTarget(name, kernels)
+	if err != nil {
+		return badArg("%v", err)
+	}
+	pr.mu.Lock()
+	pr.target = t
+	pr.mu.Unlock()
 	return nil
 }
 

@@ -107,3 +107,26 @@ func TestWarningsAreKept(t *testing.T) {
 	pr.replace(in)
 	assert.Equal(t, []string{"w1", "w2"}, pr.warnings())
 }
+
+// TestLoadForATarget: a problem's target decides the scratch of the TFLite
+// models loaded into it (the CMSIS-NN LSTM asks for 3 gate buffers, the
+// reference one for 4); an unknown target is code 2.
+func TestLoadForATarget(t *testing.T) {
+	src := filepath.Join("..", "..", "shared", "models", "tflite", "trained_lstm_int8.tflite")
+	if _, err := os.Stat(src); err != nil {
+		t.Skip("the shared models are absent")
+	}
+	for _, tc := range []struct {
+		target, kernels string
+		scratch         int
+	}{{"", "", 4}, {"cortex-m4", "", 3}, {"cortex-m55", "reference", 4}} {
+		pr := newProblem()
+		require.NoError(t, pr.setTarget(tc.target, tc.kernels))
+		require.NoError(t, pr.load(src, nil))
+		_, a := pr.in.TFLite()
+		assert.Len(t, a.Scratch, tc.scratch, "%s %s", tc.target, tc.kernels)
+	}
+	err := newProblem().setTarget("cortex-m99", "")
+	require.Error(t, err)
+	assert.Equal(t, codeBadInput, codeOf(err))
+}

@@ -147,6 +147,31 @@ func optalloc_problem_load(h C.uintptr_t, path *C.optalloc_cchar, dims *C.optall
 	})
 }
 
+// optalloc_problem_set_target names the device the TFLite models loaded
+// next into this problem are planned for, as `optalloc plan --target T
+// --kernels K`: target "host" (TFLite Micro's reference kernels) or a
+// Cortex-M ("cortex-m4", "cortex-m55", ...: CMSIS-NN's kernels on that
+// CPU's code path), kernels "reference" or "cmsis-nn" to override the
+// target's; NULL or "" for the defaults. An unknown name is code 2.
+//
+//export optalloc_problem_set_target
+func optalloc_problem_set_target(h C.uintptr_t, target, kernels *C.optalloc_cchar) C.int {
+	return call(uintptr(h), func() error {
+		pr, _, err := valueOf[*problem](uintptr(h), "problem")
+		if err != nil {
+			return err
+		}
+		var t, k string
+		if target != nil {
+			t = goString(target)
+		}
+		if kernels != nil {
+			k = goString(kernels)
+		}
+		return pr.setTarget(t, k)
+	})
+}
+
 // optalloc_problem_load_bytes is optalloc_problem_load for n bytes held in
 // memory, the format sniffed as for standard input; name appears in messages.
 //

@@ -31,7 +31,13 @@ func TestRuntimeIsTheDevices(t *testing.T) {
 			require.NoError(t, err)
 			rt := &Runtime{Model: m, Arena: a}
 			p := a.Problem
-			assert.Equal(t, a.Online(), rt.Online(p))
+			// The scratch buffers; flags all false for a model without
+			// scratch (its plan still goes through the runtime's solve).
+			on := a.Online()
+			if on == nil {
+				on = make([]bool, len(p.Buffers))
+			}
+			assert.Equal(t, on, rt.Online(p))
 			opt := solve.Options{Threads: 1, TimeLimit: 5e9}
 			res, _, err := rt.Solve(ctx, p, opt)
 			require.NoError(t, err)

@@ -36,6 +36,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "optalloc_string_free": (None, [c_void_p]),
     "optalloc_problem_new": (c_int, [POINTER(_U)]),
     "optalloc_problem_load": (c_int, [_U, c_char_p, POINTER(c_char_p), c_size_t]),
+    "optalloc_problem_set_target": (c_int, [_U, c_char_p, c_char_p]),
     "optalloc_problem_load_bytes": (
         c_int,
         [_U, c_char_p, c_size_t, c_char_p, POINTER(c_char_p), c_size_t],

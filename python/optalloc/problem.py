@@ -340,13 +340,18 @@ def _read_back(h: _lib.ProblemHandle) -> list[Buffer]:
     ]
 
 
-def load(path: Union[str, PathLike[str]], dims: Dims = None) -> Problem:
+def load(path: Union[str, PathLike[str]], dims: Dims = None, target: Optional[str] = None,
+         kernels: Optional[str] = None) -> Problem:
     """Load a problem from any file `optalloc plan` reads.
 
     Args:
         path: a .csv (MiniMalloc's), .json problem, .graph.json model graph, .tflite or .onnx
             model, or .events trace.
         dims: ONNX symbolic dimensions, as --dim: {"batch": 1} or ["batch=1"].
+        target: a TFLite model's device, as --target: "host" (default: TFLite Micro's
+            reference kernels) or a Cortex-M ("cortex-m4", "cortex-m55", ...: CMSIS-NN's
+            kernels on that CPU's code path), whose kernels' scratch buffers are planned.
+        kernels: as --kernels, "reference" or "cmsis-nn" to override the target's.
 
     Returns:
         The problem, held in the library as read (the file is not read again): what a Buffer
@@ -359,8 +364,14 @@ def load(path: Union[str, PathLike[str]], dims: Dims = None) -> Problem:
     """
     spath = fspath(path)
     d = _dim_strings(dims)
+    for name, v in (("target", target), ("kernels", kernels)):
+        if v is not None and not isinstance(v, str):
+            raise ValueError(f"{name} must be a string, not {v!r}")
     h = _lib.ProblemHandle()
     try:
+        if target or kernels:
+            t, k = (target or "").encode(), (kernels or "").encode()
+            _lib.check(_lib.lib().optalloc_problem_set_target(h.h, t, k), h.h)
         _load_into(h, spath, d)
         bs = _read_back(h)
         warnings = _warnings(h)

@@ -118,3 +118,17 @@ def test_same_bytes_as_the_go_cli(tmp_path: Path, go_cli: Path, name: str, suffi
     p = optalloc.load(model)
     optalloc.write(p, optalloc.solve(p, time_limit=5, threads=1), ours)
     assert ours.read_bytes() == theirs.read_bytes()
+
+
+def test_load_for_a_target() -> None:
+    """--target from Python: the CMSIS-NN LSTM asks for 3 gate buffers, the reference one for 4."""
+    src = shared("models", "tflite", "trained_lstm_int8.tflite")
+    ref = optalloc.load(src)
+    m4 = optalloc.load(src, target="cortex-m4")
+    assert sum(b.id.startswith("s") and "/" in b.id for b in ref.buffers) == 4
+    assert sum(b.id.startswith("s") and "/" in b.id for b in m4.buffers) == 3
+    assert optalloc.solve(m4, time_limit=2.0).peak == 1488
+    with pytest.raises(ValueError, match="unknown target"):
+        optalloc.load(src, target="cortex-m99")
+    with pytest.raises(ValueError, match="target must be a string"):
+        optalloc.load(src, target=4)  # type: ignore[arg-type]
