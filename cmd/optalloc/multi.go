@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/optalloc/optalloc"
 	"io"
 	"os"
 	"path/filepath"
@@ -131,27 +133,14 @@ func runPlanMulti(ctx context.Context, e *env, args []string) error {
 		names[k] = in.name
 		models[k] = multi.FromTFLite(in.name, in.model, in.arena)
 	}
-	sched, schedName, err := multiSchedule(fs, names)
+	c, schedName, err := combineModels(fs, names, models)
 	if err != nil {
 		return err
-	}
-	var hs []multi.Handoff
-	specs, _ := fs.GetStringArray("handoff")
-	for _, s := range specs {
-		h, err := parseHandoff(s, names)
-		if err != nil {
-			return err
-		}
-		hs = append(hs, h)
-	}
-	c, err := multi.Combine(models, sched, multi.Options{Handoffs: hs})
-	if err != nil {
-		return usageErr("%v", err)
 	}
 	opt := solve.Options{Method: method, TimeLimit: remaining(e, limit), Threads: threads, Seed: seed}
 	res, dev, err := multi.SolveTFLM(ctx, c, opt)
 	if err != nil {
-		if strings.HasPrefix(err.Error(), "unknown method") {
+		if errors.Is(err, optalloc.ErrUnknownMethod) {
 			return usageErr("%v", err)
 		}
 		return failure("%v", err)
@@ -436,4 +425,27 @@ func explainMulti(w io.Writer, ins []*multiInput, c *multi.Combined, pl *model.P
 	for _, s := range c.SameWeights {
 		fmt.Fprintf(w, "  same bytes (%d): %s\n", s.Size, strings.Join(s.Names, ", "))
 	}
+}
+
+// combineModels is the one problem over the models: the schedule
+// (--schedule) and the handoffs (--handoff) read from the flags.
+func combineModels(fs *pflag.FlagSet, names []string, models []multi.Model) (*multi.Combined, string, error) {
+	sched, schedName, err := multiSchedule(fs, names)
+	if err != nil {
+		return nil, "", err
+	}
+	var hs []multi.Handoff
+	specs, _ := fs.GetStringArray("handoff")
+	for _, s := range specs {
+		h, err := parseHandoff(s, names)
+		if err != nil {
+			return nil, "", err
+		}
+		hs = append(hs, h)
+	}
+	c, err := multi.Combine(models, sched, multi.Options{Handoffs: hs})
+	if err != nil {
+		return nil, "", usageErr("%v", err)
+	}
+	return c, schedName, nil
 }

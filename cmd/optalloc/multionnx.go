@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/optalloc/optalloc"
 	"io"
@@ -74,26 +75,13 @@ func runPlanMultiONNX(ctx context.Context, e *env, args []string) error {
 		}
 		names[k], models[k] = ins[k].name, multi.FromONNX(ins[k].name, m, a)
 	}
-	sched, schedName, err := multiSchedule(fs, names)
+	c, schedName, err := combineModels(fs, names, models)
 	if err != nil {
 		return err
 	}
-	var hs []multi.Handoff
-	specs, _ := fs.GetStringArray("handoff")
-	for _, s := range specs {
-		h, err := parseHandoff(s, names)
-		if err != nil {
-			return err
-		}
-		hs = append(hs, h)
-	}
-	c, err := multi.Combine(models, sched, multi.Options{Handoffs: hs})
-	if err != nil {
-		return usageErr("%v", err)
-	}
 	res, err := multi.Solve(ctx, c, solve.Options{Method: method, TimeLimit: remaining(e, limit), Threads: threads, Seed: seed})
 	if err != nil {
-		if strings.HasPrefix(err.Error(), "unknown method") {
+		if errors.Is(err, optalloc.ErrUnknownMethod) {
 			return usageErr("%v", err)
 		}
 		return err
