@@ -87,9 +87,9 @@ func (in *Input) checkTFLite(path string) error {
 	return nil
 }
 
-// resolve follows the symlinks of path, even a dangling one, to the file a
-// write must change.
-func resolve(path string) (string, error) {
+// ResolveLinks follows the symlinks of path, even a dangling one, to the
+// file a write must change (the CLI's staged outputs use it too).
+func ResolveLinks(path string) (string, error) {
 	p := path
 	for range 64 {
 		fi, err := os.Lstat(p)
@@ -112,7 +112,7 @@ func resolve(path string) (string, error) {
 // regular file or a new one in a folder that exists.
 func (in *Input) checkTarget(path string) error {
 	fail := func(msg string) error { return &model.InputError{File: path, Msg: msg} }
-	target, err := resolve(path)
+	target, err := ResolveLinks(path)
 	if err != nil {
 		return fail("cannot write: " + err.Error())
 	}
@@ -216,7 +216,7 @@ func (in *Input) Write(path string, plan *model.Plan) error {
 // writeAtomic replaces path's target with data: a temporary file beside it,
 // synced, then renamed over it.
 func writeAtomic(path string, data []byte) error {
-	target, err := resolve(path)
+	target, err := ResolveLinks(path)
 	if err != nil {
 		return &model.InputError{File: path, Msg: "cannot write: " + err.Error()}
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/optalloc/optalloc"
 	"io"
 	iofs "io/fs"
 	"os"
@@ -62,22 +63,7 @@ func resolveOutput(path string) (string, error) {
 			return t, nil
 		}
 	}
-	p := path
-	for range 64 {
-		fi, err := os.Lstat(p)
-		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-			return p, nil
-		}
-		t, err := os.Readlink(p)
-		if err != nil {
-			return "", err
-		}
-		if !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(p), t)
-		}
-		p = t
-	}
-	return "", fmt.Errorf("too many levels of symbolic links")
+	return optalloc.ResolveLinks(path)
 }
 
 // guardFiles checks the command's outputs against its inputs and each
