@@ -84,6 +84,7 @@ func (m *Model) Scratch(t Target) (reqs []ScratchRequest, skipped, unknown []str
 	var sg schema.SubGraph
 	var op schema.Operator
 	customs := map[string]int{}
+	ethosOnHost := 0
 	for s := range m.Subgraphs {
 		m.root.Subgraphs(&sg, s)
 		for i := range m.Subgraphs[s].Ops {
@@ -100,6 +101,9 @@ func (m *Model) Scratch(t Target) (reqs []ScratchRequest, skipped, unknown []str
 			if !known {
 				customs[k.name()]++
 			}
+			if t.name == HostTarget && k.code() == schema.BuiltinOperatorCUSTOM && k.custom() == EthosUOperator {
+				ethosOnHost++
+			}
 			if len(sizes) > MaxScratchPerOp {
 				return nil, nil, nil, &model.InputError{File: m.Name, Msg: fmt.Sprintf(
 					"operator %d (%s) of subgraph %d requests %d scratch buffers, more than TFLite Micro's %d", i, k.name(), s, len(sizes), MaxScratchPerOp)}
@@ -110,7 +114,7 @@ func (m *Model) Scratch(t Target) (reqs []ScratchRequest, skipped, unknown []str
 			}
 		}
 	}
-	if n := m.countCustom(EthosUOperator); n > 0 && t.name == HostTarget {
+	if n := ethosOnHost; n > 0 {
 		unknown = append(unknown, fmt.Sprintf("custom operator %q (%d in the model) runs only on a Cortex-M with an Ethos-U NPU, not on the host: the two driver arrays its kernel requests there are not counted; name the device's CPU with --target (cortex-m55 for Corstone-300)", EthosUOperator, n))
 	}
 	for _, name := range slices.Sorted(maps.Keys(customs)) {
@@ -288,22 +292,4 @@ func (k *kernelOp) scratch(ptr int64) ([]int64, error) {
 		return k.lstm()
 	}
 	return nil, nil
-}
-
-// countCustom counts the operators of a custom code.
-func (m *Model) countCustom(code string) int {
-	n := 0
-	var sg schema.SubGraph
-	var op schema.Operator
-	for s := range m.Subgraphs {
-		m.root.Subgraphs(&sg, s)
-		for i := range m.Subgraphs[s].Ops {
-			sg.Operators(&op, i)
-			k := &kernelOp{m: m, s: s, i: i, op: &op}
-			if k.code() == schema.BuiltinOperatorCUSTOM && k.custom() == code {
-				n++
-			}
-		}
-	}
-	return n
 }
