@@ -150,16 +150,7 @@ func withPlan(m *tflite.Model, a *tflite.Arena, res *solve.Result) ([]byte, erro
 // model's own run: it runs, honours every offset, computes the same
 // outputs.
 func runPlanned(bin, path string, data []byte, own tflmrun.Report) (tflmrun.Report, error) {
-	dir, err := os.MkdirTemp("", "optalloc-devices-")
-	if err != nil {
-		return tflmrun.Report{}, err
-	}
-	defer os.RemoveAll(dir)
-	planned := filepath.Join(dir, filepath.Base(path))
-	if err := os.WriteFile(planned, data, 0o644); err != nil {
-		return tflmrun.Report{}, err
-	}
-	run, err := tflmrun.Run(bin, planned)
+	run, err := runBytes(bin, path, data)
 	switch {
 	case err != nil:
 		return run, err
@@ -171,4 +162,19 @@ func runPlanned(bin, path string, data []byte, own tflmrun.Report) (tflmrun.Repo
 		return run, fmt.Errorf("%s: outputs differ from the model's own run", path)
 	}
 	return run, nil
+}
+
+// runBytes runs a model held in memory (named as path) on a device, from a
+// file in a temporary folder of its own.
+func runBytes(bin, path string, data []byte) (tflmrun.Report, error) {
+	dir, err := os.MkdirTemp("", "optalloc-results-")
+	if err != nil {
+		return tflmrun.Report{}, err
+	}
+	defer os.RemoveAll(dir)
+	planned := filepath.Join(dir, filepath.Base(path))
+	if err := os.WriteFile(planned, data, 0o644); err != nil {
+		return tflmrun.Report{}, err
+	}
+	return tflmrun.Run(bin, planned)
 }

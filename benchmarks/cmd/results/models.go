@@ -221,24 +221,11 @@ func deviceRow(ctx context.Context, path string, t *tfliteModel, cfg modelsConfi
 	if !own.OK {
 		return row, nil // the reference kernels cannot run it (an NPU operator, stub weights)
 	}
-	off, err := t.arena.OfflinePlan(t.model, res.Plan)
+	data, err := withPlan(t.model, t.arena, res)
 	if err != nil {
 		return modelRow{}, err
 	}
-	data, err := t.model.WithOfflinePlan(off)
-	if err != nil {
-		return modelRow{}, err
-	}
-	dir, err := os.MkdirTemp("", "optalloc-results-")
-	if err != nil {
-		return modelRow{}, err
-	}
-	defer os.RemoveAll(dir)
-	planned := filepath.Join(dir, filepath.Base(path))
-	if err := os.WriteFile(planned, data, 0o644); err != nil {
-		return modelRow{}, err
-	}
-	run, err := tflmrun.Run(cfg.tflm, planned)
+	run, err := runBytes(cfg.tflm, path, data)
 	if err != nil {
 		return modelRow{}, err
 	}
