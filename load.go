@@ -1,14 +1,17 @@
 package optalloc
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/optalloc/optalloc/device"
+	etdevice "github.com/optalloc/optalloc/device/executorch"
 	"github.com/optalloc/optalloc/device/tflm"
 	"github.com/optalloc/optalloc/formats"
+	etfmt "github.com/optalloc/optalloc/formats/executorch"
 	"github.com/optalloc/optalloc/formats/onnx"
 	"github.com/optalloc/optalloc/formats/tflite"
 	"github.com/optalloc/optalloc/model"
@@ -152,6 +155,15 @@ func Load(path string, opt LoadOptions) (in *Input, err error) {
 		if err := in.useTFLite(m, opt); err != nil {
 			return nil, err
 		}
+	case isSuffix(path, ".json") && etfmt.SniffFile(path):
+		if err := opt.onlyTFLite(path); err != nil {
+			return nil, err
+		}
+		f, err := etfmt.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		in.useExecuTorch(f)
 	default:
 		if err := opt.onlyTFLite(path); err != nil {
 			return nil, err
@@ -190,6 +202,15 @@ func LoadBytes(name string, data []byte, opt LoadOptions) (in *Input, err error)
 		if err := in.useTFLite(m, opt); err != nil {
 			return nil, err
 		}
+	case etfmt.Sniff(data):
+		if err := opt.onlyTFLite(name); err != nil {
+			return nil, err
+		}
+		f, err := etfmt.Read(bytes.NewReader(data), name)
+		if err != nil {
+			return nil, err
+		}
+		in.useExecuTorch(f)
 	default:
 		if err := opt.onlyTFLite(name); err != nil {
 			return nil, err
@@ -251,6 +272,13 @@ func (in *Input) useTFLite(m *tflite.Model, opt LoadOptions) error {
 	}
 	in.Problem, in.rt = a.Problem, &tflm.Runtime{Model: m, Arena: a}
 	return nil
+}
+
+// useExecuTorch makes in the specs file's problem, with ExecuTorch's
+// planning rules as its runtime.
+func (in *Input) useExecuTorch(f *etfmt.File) {
+	rt := etdevice.New(f)
+	in.Problem, in.rt = rt.Arena.Problem, rt
 }
 
 // OpenConditions is the warning about an ONNX model's If nodes whose

@@ -155,6 +155,11 @@ func unwrap(err error) string {
 	return err.Error()
 }
 
+// ownFormat is a runtime whose own file has a suffix Write chooses
+// (ExecuTorch's specs: .json): a plan written to that suffix is the
+// runtime's file (its WriteBack), not the generic format.
+type ownFormat interface{ Format() string }
+
 // Encode returns what Write writes to path for plan, a plan of in.Problem,
 // without writing it: CSV for "-".
 func (in *Input) Encode(path string, plan *model.Plan) (*Encoded, error) {
@@ -165,6 +170,13 @@ func (in *Input) Encode(path string, plan *model.Plan) (*Encoded, error) {
 	p := in.Problem
 	if plan == nil || len(plan.Placements) != len(p.Buffers) {
 		return nil, fmt.Errorf("%s: the plan is not of %s (a bug)", path, in.Name)
+	}
+	if of, ok := in.rt.(ownFormat); ok && of.Format() == format {
+		data, notes, err := in.rt.WriteBack(context.Background(), p, plan, path)
+		if err != nil {
+			return nil, err
+		}
+		return &Encoded{Data: data, Notes: notes}, nil
 	}
 	var buf bytes.Buffer
 	switch format {

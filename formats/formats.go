@@ -40,7 +40,13 @@ type sniffer struct {
 	read  Reader
 }
 
-var sniffers []sniffer
+var sniffers, jsonSniffers []sniffer
+
+// RegisterJSONSniffer makes Load use read for a .json file that sniff
+// recognises (ExecuTorch's specs), before the JSON problem reader.
+func RegisterJSONSniffer(sniff func(head []byte) bool, read Reader) {
+	jsonSniffers = append(jsonSniffers, sniffer{sniff, read})
+}
 
 // RegisterSniffer makes LoadBytes (standard input) use read for data that
 // sniff recognises. Sniffers run in registration order, before the JSON
@@ -79,7 +85,19 @@ func Load(path string) (*model.Problem, error) {
 	case best >= 0:
 		return registered[best].read(r, name)
 	case strings.HasSuffix(lower, ".json"):
-		return jsonfmt.Read(r, name)
+		if len(jsonSniffers) == 0 {
+			return jsonfmt.Read(r, name)
+		}
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return nil, &model.InputError{File: name, Msg: "cannot read: " + unwrapPathError(err)}
+		}
+		for _, s := range jsonSniffers {
+			if s.sniff(data) {
+				return s.read(bytes.NewReader(data), name)
+			}
+		}
+		return jsonfmt.Read(bytes.NewReader(data), name)
 	default:
 		return csv.Read(r, name)
 	}

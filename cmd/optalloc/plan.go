@@ -323,6 +323,11 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		if line != "" {
 			fmt.Fprintln(e.stderr, line)
 		}
+		if rt, ok := in.Runtime().(runtimeSummary); ok && res.Plan != nil {
+			if s := rt.Summary(p, res.Plan); s != "" {
+				fmt.Fprintln(e.stderr, s)
+			}
+		}
 	}
 	if asJSON {
 		j := planJSON{Input: args[0], Buffers: len(p.Buffers), LowerBound: res.LowerBound,
@@ -348,6 +353,12 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		return &exitError{code: 1, msg: string(res.Status) + ": " + res.Reason}
 	}
 	return nil
+}
+
+// runtimeSummary is a runtime back end with figures of its own about a
+// plan (ExecuTorch's bufsizes), printed under the summary line.
+type runtimeSummary interface {
+	Summary(p *model.Problem, plan *model.Plan) string
 }
 
 // vizMaxBuffers is the largest plan plan --svg/--html draws (viz's default).
