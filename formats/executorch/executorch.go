@@ -302,6 +302,9 @@ func (f *File) readSpecs(data []byte, base int64, body, raw json.RawMessage, fai
 
 // intOf reads n as an integer in [lo, hi].
 func intOf(n json.Number, what string, lo, hi int64) (int64, error) {
+	if n == "" {
+		return 0, fmt.Errorf("%s must be an integer, not null", what)
+	}
 	v, err := strconv.ParseInt(string(n), 10, 64)
 	if err != nil {
 		if _, ferr := strconv.ParseFloat(string(n), 64); ferr == nil && !isIntText(string(n)) {
