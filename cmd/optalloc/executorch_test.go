@@ -61,6 +61,11 @@ func TestPlanExecuTorchSpecs(t *testing.T) {
 	after, _ := os.ReadFile(in)
 	assert.Equal(t, before, after)
 
+	// The runtime comes with the file: --target names a TFLite device.
+	code, _, stderr = cli(t, "", "plan", in, "--target", "executorch")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "ExecuTorch's rules need no flag")
+
 	// A malformed spec: one line naming the file, line, spec and field.
 	bad := filepath.Join(dir, "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(strings.Replace(etSpecs, `"storage_base_offset": 128`, `"storage_base_offset": 224`, 1)), 0o644))

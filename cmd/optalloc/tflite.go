@@ -75,6 +75,10 @@ func checkScratchFlags(e *env, inputs ...string) error {
 			continue
 		}
 		for _, in := range inputs {
+			if v, _ := e.flags.GetString(f); f == "target" && v == "executorch" {
+				// The runtime comes with the input, as TFLite Micro with a .tflite.
+				return usageErr("--target names the device of a TFLite model; ExecuTorch's rules need no flag: a specs file ({\"executorch\": ...}, docs/formats.md) is planned with them")
+			}
 			if !isTFLitePath(in) && in != "-" {
 				return usageErr("--%s applies to .tflite models; %s is not one", f, in)
 			}
