@@ -48,6 +48,17 @@ func TestPlanExecuTorchSpecs(t *testing.T) {
 	assert.Contains(t, string(data), `"bufsizes":[0,168,520]`)
 	assert.Contains(t, string(data), `{"id":"v","size":64,"lifetime":[5,7],"mem_id":2,"storage_base":"base","storage_base_offset":128,"mem_obj_id":0,"mem_offset":128}`)
 
+	// verify checks ExecuTorch's rules on the written plan, and finds a
+	// view moved out of its base.
+	code, stdout, stderr := cli(t, "", "verify", out)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "valid: 8 specs, bufsizes=[0,168,520] total=688 (ExecuTorch's rules)\n", stdout)
+	moved := filepath.Join(dir, "moved.json")
+	require.NoError(t, os.WriteFile(moved, []byte(strings.Replace(string(data), `"mem_offset":128}`, `"mem_offset":112}`, 1)), 0o644))
+	code, stdout, _ = cli(t, "", "verify", moved)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, `spec "v": a view of "base" must be at mem_id 2, mem_obj_id 0, mem_offset 128`)
+
 	// The same from standard input, and a CSV of the arenas.
 	code, _, stderr2 := cli(t, etSpecs, "plan", "-", "-o", filepath.Join(dir, "out.csv"), "--threads", "1")
 	require.Equal(t, 0, code, stderr2)

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	etdevice "github.com/optalloc/optalloc/device/executorch"
+	etfmt "github.com/optalloc/optalloc/formats/executorch"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -17,7 +20,7 @@ import (
 func init() {
 	register(&command{
 		name:    "verify",
-		args:    "PROBLEM PLAN | MODEL.tflite",
+		args:    "PROBLEM PLAN | MODEL.tflite | EXECUTORCH.json",
 		summary: "check a plan independently of the planners: exit 0 when valid, 1 with the violations",
 		long: `PROBLEM is any input plan accepts; PLAN is a CSV with id and offset columns
 (optionally pool and granted), such as 'plan -o x.csv' writes, or a JSON plan,
@@ -29,7 +32,12 @@ With one argument, a .tflite model, it checks the offline plan the model
 carries (its OfflineMemoryAllocation metadata, such as 'plan -o x.tflite' or
 Arm's Vela writes): the tensors it places must not share bytes while live
 under TFLite Micro's lifetimes. It also prints the arena TFLite Micro's greedy
-planner makes of it, placing the tensors the plan leaves to the runtime.`,
+planner makes of it, placing the tensors the plan leaves to the runtime.
+
+With one argument, an ExecuTorch specs file carrying a plan (such as 'plan
+specs.json -o out.json' writes), it checks ExecuTorch's rules: views in their
+base, overlapping bytes in one mem_obj_id and never live together, every spec
+within bufsizes (docs/formats.md).`,
 		flags: func(fs *pflag.FlagSet) {
 			fs.StringArray("pool", nil, "the pools given to plan with --pool NAME:CAPACITY[:ALIGN] (repeat, fastest first)")
 			fs.Var(new(byteSize), "capacity", "also require every buffer to end within this many bytes (single-pool problems)")
@@ -52,6 +60,9 @@ type verifyJSON struct {
 func runVerify(ctx context.Context, e *env, args []string) error {
 	if len(args) == 1 && isTFLitePath(args[0]) {
 		return verifyOffline(ctx, e, args[0])
+	}
+	if len(args) == 1 && etfmt.SniffFile(args[0]) {
+		return verifyExecuTorch(e, args[0])
 	}
 	if len(args) != 2 {
 		return usageErr("want PROBLEM and PLAN, or a .tflite model (see 'optalloc help verify')")
@@ -152,4 +163,33 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		return failure("the plan is invalid: %d violations", len(vs))
 	}
 	return nil
+}
+
+// verifyExecuTorch checks the plan an ExecuTorch specs file carries (what
+// plan -o out.json writes) against ExecuTorch's rules
+// (device/executorch.Check).
+func verifyExecuTorch(e *env, path string) error {
+	if err := checkInputFile(path); err != nil {
+		return err
+	}
+	f, err := etfmt.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if f.Plan == nil {
+		return &model.InputError{File: path, Msg: "the specs carry no plan (no bufsizes): verify the file 'optalloc plan SPECS -o OUT.json' writes"}
+	}
+	vs := etdevice.Check(f)
+	if len(vs) == 0 {
+		var total int64
+		for _, b := range f.Plan.BufSizes {
+			total += b
+		}
+		fmt.Fprintf(e.stdout, "valid: %d specs, bufsizes=%s total=%d (ExecuTorch's rules)\n", len(f.Specs), strings.ReplaceAll(fmt.Sprint(f.Plan.BufSizes), " ", ","), total)
+		return nil
+	}
+	for _, v := range vs {
+		fmt.Fprintln(e.stdout, v)
+	}
+	return failure("the plan is invalid: %d violations of ExecuTorch's rules", len(vs))
 }

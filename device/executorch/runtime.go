@@ -254,8 +254,8 @@ func groups(p *model.Problem, plan *model.Plan) []int64 {
 }
 
 // WriteBack implements device.Runtime: the specs file with plan's
-// placements and bufsizes (etfmt.Write), read back and checked: the
-// placements read must be the plan's.
+// placements and bufsizes (etfmt.Write), read back and checked against
+// ExecuTorch's rules (Check) before it is returned.
 func (r *Runtime) WriteBack(_ context.Context, p *model.Problem, plan *model.Plan, out string) ([]byte, []string, error) {
 	if vs := verify.Check(p, plan); len(vs) > 0 {
 		return nil, nil, fmt.Errorf("%s: the plan is rejected by the verifier: %v", out, vs[0])
@@ -268,8 +268,12 @@ func (r *Runtime) WriteBack(_ context.Context, p *model.Problem, plan *model.Pla
 	if err := etfmt.Write(&buf, r.Arena.File, pl); err != nil {
 		return nil, nil, fmt.Errorf("writing %s: %v", out, err)
 	}
-	if _, err := etfmt.Read(bytes.NewReader(buf.Bytes()), out); err != nil {
+	back, err := etfmt.Read(bytes.NewReader(buf.Bytes()), out)
+	if err != nil {
 		return nil, nil, fmt.Errorf("%s: the written specs do not read back: %v (a bug)", out, err)
+	}
+	if vs := Check(back); len(vs) > 0 {
+		return nil, nil, fmt.Errorf("%s: the written plan breaks ExecuTorch's rules: %s (a bug)", out, vs[0])
 	}
 	return buf.Bytes(), nil, nil
 }

@@ -36,6 +36,9 @@ func plan(t *testing.T, text string) (*etfmt.File, *etfmt.Plan, *etfmt.Plan) {
 	require.NoError(t, err)
 	check(t, f, got)
 	check(t, f, greedy)
+	f.Plan = got
+	assert.Empty(t, etdevice.Check(f), "the library's own check agrees")
+	f.Plan = nil
 	return f, got, greedy
 }
 

@@ -13,8 +13,9 @@
 // mem_id null or absent means 1. A spec with a storage_base lives inside
 // that spec's bytes at storage_base_offset: it is not placed on its own.
 // A written plan is the same object with "bufsizes" and each spec's
-// "mem_id", "mem_obj_id" and "mem_offset" filled in; Read accepts those
-// keys (and ignores them), so a plan reads back as the same specs.
+// "mem_id", "mem_obj_id" and "mem_offset" filled in; Read reads it back as
+// the same specs with that plan (File.Plan), which device/executorch.Check
+// checks against ExecuTorch's rules (optalloc verify out.json).
 //
 // File.Arena is the memory problem of the specs: one buffer per spec that
 // is not a view (its lifetime [first, last+1), widened over its views'),

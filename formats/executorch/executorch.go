@@ -36,6 +36,9 @@ type File struct {
 	// when absent): planning in mem_id k starts at its entry k.
 	InputMemBufferSizes []int64
 	Specs               []Spec
+	// Plan is the plan the file carries (a written plan: "bufsizes" and
+	// each spec's mem_id, mem_obj_id and mem_offset); nil for specs alone.
+	Plan *Plan
 }
 
 // Spec is one tensor spec.
@@ -54,6 +57,8 @@ type Spec struct {
 	BaseOffset int64
 	// Line is the line of the spec in the file.
 	Line int
+
+	placed [2]*json.Number // a plan's mem_obj_id and mem_offset, until readPlan
 }
 
 type jsonFile struct {
@@ -61,7 +66,7 @@ type jsonFile struct {
 	ExtraPadding        *json.Number    `json:"extra_padding"`
 	InputMemBufferSizes []json.Number   `json:"input_mem_buffer_sizes"`
 	Specs               json.RawMessage `json:"specs"`
-	BufSizes            json.RawMessage `json:"bufsizes"` // a plan's: ignored
+	BufSizes            json.RawMessage `json:"bufsizes"` // a plan's
 }
 
 type jsonSpec struct {
@@ -71,8 +76,8 @@ type jsonSpec struct {
 	MemID             *json.Number  `json:"mem_id"`
 	StorageBase       *string       `json:"storage_base"`
 	StorageBaseOffset *json.Number  `json:"storage_base_offset"`
-	MemObjID          *json.Number  `json:"mem_obj_id"` // a plan's: ignored
-	MemOffset         *json.Number  `json:"mem_offset"` // a plan's: ignored
+	MemObjID          *json.Number  `json:"mem_obj_id"` // a plan's
+	MemOffset         *json.Number  `json:"mem_offset"` // a plan's
 }
 
 // Sniff reports whether data is a JSON object whose first key is
@@ -178,7 +183,47 @@ func Read(r io.Reader, name string) (*File, error) {
 	if err := f.readSpecs(data, base, body, jf.Specs, fail); err != nil {
 		return nil, err
 	}
+	if jf.BufSizes != nil {
+		if err := f.readPlan(jf.BufSizes, fail); err != nil {
+			return nil, err
+		}
+	}
+	for i := range f.Specs {
+		f.Specs[i].placed = [2]*json.Number{}
+	}
 	return f, nil
+}
+
+// readPlan reads the plan of a written file: bufsizes and every spec's
+// mem_obj_id and mem_offset (its mem_id is the one read).
+func (f *File) readPlan(raw json.RawMessage, fail func(int, string, ...any) error) error {
+	var sizes []json.Number
+	if err := json.Unmarshal(raw, &sizes); err != nil {
+		return fail(0, "bufsizes: %s", jsonMsg(err))
+	}
+	pl := &Plan{BufSizes: make([]int64, len(sizes)), Specs: make([]Placement, len(f.Specs))}
+	for k, v := range sizes {
+		var err error
+		if pl.BufSizes[k], err = intOf(v, fmt.Sprintf("bufsizes[%d]", k), 0, maxBytes); err != nil {
+			return fail(0, "%v", err)
+		}
+	}
+	for i, s := range f.Specs {
+		if s.placed[0] == nil || s.placed[1] == nil {
+			return fail(s.Line, "spec %s: a plan (the file has bufsizes) gives every spec a mem_obj_id and a mem_offset", model.Quote(s.ID))
+		}
+		obj, err := intOf(*s.placed[0], "mem_obj_id", 0, maxBytes)
+		if err != nil {
+			return fail(s.Line, "spec %s: %v", model.Quote(s.ID), err)
+		}
+		off, err := intOf(*s.placed[1], "mem_offset", 0, maxBytes)
+		if err != nil {
+			return fail(s.Line, "spec %s: %v", model.Quote(s.ID), err)
+		}
+		pl.Specs[i] = Placement{MemID: s.MemID, MemObjID: obj, MemOffset: off}
+	}
+	f.Plan = pl
+	return nil
 }
 
 // maxBytes bounds every size, offset and padding (2^50, a petabyte):
@@ -260,6 +305,7 @@ func (f *File) readSpecs(data []byte, base int64, body, raw json.RawMessage, fai
 				return bad("%v (None means 1)", err)
 			}
 		}
+		fs.placed = [2]*json.Number{s.MemObjID, s.MemOffset}
 		if s.StorageBaseOffset != nil {
 			if fs.BaseOffset, err = intOf(*s.StorageBaseOffset, "storage_base_offset", 0, maxBytes); err != nil {
 				return bad("%v", err)

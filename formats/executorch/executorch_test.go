@@ -49,6 +49,8 @@ func TestMalformedSpecsNameTheSpecAndField(t *testing.T) {
 		{"negative padding", `"extra_padding": -8, "specs": []`, "extra_padding -8 is negative"},
 		{"negative input size", `"input_mem_buffer_sizes": [0, -64], "specs": []`, "input_mem_buffer_sizes[1] -64 is negative"},
 		{"no specs", `"alignment": 16`, `missing field "specs"`},
+		{"a plan without a spec's offset", `"bufsizes": [0, 4], "specs": [{"id": "a", "size": 4, "lifetime": [0, 1], "mem_obj_id": 0}]`, `spec "a": a plan (the file has bufsizes) gives every spec a mem_obj_id and a mem_offset`},
+		{"a negative bufsize", `"bufsizes": [0, -4], "specs": []`, `bufsizes[1] -4 is negative`},
 		{"another key", `"specs": [], "graph": 1`, `unknown field "graph"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,6 +74,8 @@ func TestWriteReadsBack(t *testing.T) {
 	back, err := Read(&out, "out.json")
 	require.NoError(t, err)
 	back.Name = f.Name
+	assert.Equal(t, pl, back.Plan, "the plan reads back")
+	back.Plan = nil
 	for i := range back.Specs {
 		back.Specs[i].Line = f.Specs[i].Line
 	}
