@@ -21,7 +21,9 @@ func TestCheckReportsEachRule(t *testing.T) {
 	require.NoError(t, err)
 	valid := func() *etfmt.Plan {
 		// a at 64..128 (obj 0), b at 64..96 (obj 0, after a), c at 128..160 (obj 1), v in b.
-		return &etfmt.Plan{BufSizes: []int64{0, 168}, Specs: []etfmt.Placement{{1, 0, 64}, {1, 0, 64}, {1, 1, 128}, {1, 0, 80}}}
+		return &etfmt.Plan{BufSizes: []int64{0, 168}, Specs: []etfmt.Placement{
+			{MemID: 1, MemObjID: 0, MemOffset: 64}, {MemID: 1, MemObjID: 0, MemOffset: 64},
+			{MemID: 1, MemObjID: 1, MemOffset: 128}, {MemID: 1, MemObjID: 0, MemOffset: 80}}}
 	}
 	f.Plan = valid()
 	require.Empty(t, etdevice.Check(f))
