@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strconv"
 
 	"github.com/optalloc/optalloc/formats"
@@ -380,10 +381,22 @@ func isIntText(s string) bool {
 func jsonMsg(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		if te.Field == "" {
-			return fmt.Sprintf("expected %s, got JSON %s", te.Type, te.Value)
+		want := te.Type.String()
+		switch te.Type.Kind() {
+		case reflect.String:
+			want = "a number" // json.Number
+			if te.Type.Name() == "string" {
+				want = "a string"
+			}
+		case reflect.Slice:
+			want = "an array"
+		case reflect.Struct, reflect.Map:
+			want = "an object"
 		}
-		return fmt.Sprintf("field %s: expected %s, got JSON %s", te.Field, te.Type, te.Value)
+		if te.Field == "" {
+			return fmt.Sprintf("expected %s, got JSON %s", want, te.Value)
+		}
+		return fmt.Sprintf("field %s: expected %s, got JSON %s", te.Field, want, te.Value)
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return "unexpected end of file (is a bracket or brace missing?)"

@@ -167,7 +167,7 @@ def _plan(alignment: int, specs: Iterable[Any], graph_module: Any, extra_padding
                 raise ValueError(msg)
             raise RuntimeError(msg)
         try:
-            plan = json.loads(ctypes.string_at(out.value, n.value))["executorch"]
+            plan = json.loads(ctypes.string_at(out, n.value))["executorch"]
         finally:
             L.optalloc_string_free(out)
     spec_dict = {}
