@@ -155,6 +155,13 @@ func (s *solver) solveMulti(ctx context.Context) (*Result, error) {
 	s.finish()
 	if s.res.Plan != nil && s.res.Status != Infeasible {
 		s.res.Status = s.tierStatus
+		if s.res.Status == "" {
+			// A pool's solve ended without a plan (its time ran out): the
+			// provisional plan of the whole (spill or quick, verified)
+			// stands. It had no status at all (found by cancelling at the
+			// first plan, TestTimeLimitHonoured in cmd/optalloc).
+			s.res.Status = Feasible
+		}
 	}
 	return s.res, nil
 }

@@ -20,6 +20,7 @@ var pipeline = []stage{
 	firstPlanStage{},             // a plan in O(n log n), before anything that may take long
 	boundsStage{},                // the starting lower bound (bounds.Start, the rounded bound)
 	earlyStackStage{},            // the peak stack, first where the refinement's windows are too dense (stack.go)
+	earlyRaceStage{},             // a short exact race, before the portfolio's share (early.go)
 	heuristicsStage{share: true}, // the portfolio's plan; sets s.heuristicsCut
 	roundedStage{},               // the rounded problem's plan and bound when a gap is left; sets s.roundedGave
 	coarseStage{},                // the coarse restrictions' plans
