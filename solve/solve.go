@@ -237,6 +237,8 @@ type solver struct {
 	firstPlanned bool
 	// bounded is set once boundsStage has run.
 	bounded bool
+	// early is set during the early race (early.go).
+	early bool
 	// stackRan is set when earlyStackStage ran the peak stack through
 	// (every window, or to the bound): it does not run again.
 	stackRan bool
