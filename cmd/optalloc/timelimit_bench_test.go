@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 // generous is the bound BenchmarkTimeLimit holds a run to: twice the limit
@@ -26,8 +28,9 @@ func BenchmarkTimeLimit(b *testing.B) {
 		b.Run(c.name+"/limit", func(b *testing.B) {
 			var over time.Duration
 			for range b.N {
+				before := goleak.IgnoreCurrent() // the benchmark's own goroutines
 				code, wall, _, stderr := timedRun(b, context.Background(), c.command(limit.String(), true)...)
-				settle(b)
+				settleBench(b, before)
 				if !slices.Contains(c.allowed(), code) {
 					b.Fatalf("exit %d: %s", code, stderr)
 				}
@@ -41,10 +44,11 @@ func BenchmarkTimeLimit(b *testing.B) {
 		b.Run(c.name+"/cancel", func(b *testing.B) {
 			var over time.Duration
 			for range b.N {
+				before := goleak.IgnoreCurrent()
 				ctx, cancel := context.WithTimeout(context.Background(), cancelAfter)
 				code, wall, _, stderr := timedRun(b, ctx, c.command("1m", true)...)
 				cancel()
-				settle(b)
+				settleBench(b, before)
 				if !slices.Contains(c.allowed(), code) {
 					b.Fatalf("exit %d: %s", code, stderr)
 				}
@@ -55,5 +59,14 @@ func BenchmarkTimeLimit(b *testing.B) {
 			}
 			b.ReportMetric(float64(over.Milliseconds()), "overshoot-ms")
 		})
+	}
+}
+
+// settleBench is settle for a benchmark: the goroutines running before the
+// run (the benchmark's own) are not counted.
+func settleBench(b *testing.B, before goleak.Option) {
+	b.Helper()
+	if err := goleak.Find(before); err != nil {
+		b.Errorf("goroutines left running after plan returned: %v", err)
 	}
 }
