@@ -10,7 +10,8 @@
 // The load is -load copies of this program, each spinning on one core
 // until the runs end (or -spin-max, or its parent is gone). The files
 // default to PanGu-α 2.6B (../shared/benchmarks/traces/
-// mindspore-pangu_2.6B.csv). Each run is a solve.Solve with the default
+// mindspore-pangu_2.6B.csv); any problem file formats.Load reads (CSV,
+// JSON problems; not model graphs). Each run is a solve.Solve with the default
 // method and -time-limit, in this process; its CPU time is this process's
 // (getrusage), so the load is not counted. With -want-optimal the command
 // exits 1 when a run is not proven optimal.
