@@ -37,8 +37,7 @@ func (r *refiner) step(ctx context.Context, peak, below int64, at int32, try Att
 	opt := r.opt
 	// The budget: a node costs time in proportion to the buffers of the
 	// window and the pairs of them alive together.
-	pairs := windowPairs(sub.Buffers) - windowPairs(sub.Buffers[pinFrom:])
-	opt.Threads, opt.MaxNodes = 1, r.work/(pairs+4*int64(len(sub.Buffers)))+1
+	opt.Threads, opt.MaxNodes = 1, r.windowNodes(sub, pinFrom)
 	if opt.MaxNodes < minNodes {
 		// Too dense to search: a wider window would be denser still.
 		return tooDense, nil

@@ -47,12 +47,10 @@ func (s *solver) startBound(ctx context.Context) error {
 	return nil
 }
 
-// boundShare bounds ctx to half of the time its deadline leaves, if any.
+// boundShare bounds ctx to half of the time left, if any, counted in CPU
+// time on one thread (cpuclock.go).
 func boundShare(ctx context.Context) (context.Context, context.CancelFunc) {
-	if d, ok := ctx.Deadline(); ok {
-		return context.WithTimeout(ctx, time.Until(d)/2)
-	}
-	return context.WithCancel(ctx)
+	return withShare(ctx, 2, 1)
 }
 
 // lbName names the bound the solve started from.

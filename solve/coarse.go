@@ -34,11 +34,11 @@ const coarseDefault = 5 * time.Second
 // can send every problem to the restrictions.
 var earlyRace = 2 * time.Second
 
-// part is 1/n of the time left before ctx's deadline, or coarseDefault
-// without one.
+// part is 1/n of the time left before ctx ends (timeLeft: counted in CPU
+// time), or coarseDefault without an end.
 func part(ctx context.Context, n int) time.Duration {
-	if dl, ok := ctx.Deadline(); ok {
-		return time.Until(dl) / time.Duration(n)
+	if d, ok := shareOf(ctx, n); ok {
+		return d
 	}
 	return coarseDefault
 }
@@ -198,7 +198,7 @@ func (s *solver) restrictionLevels() []int64 {
 // most d, and appends what it gave to runs. It returns nil when the
 // aligned-first restriction has nothing to pin.
 func (s *solver) solveRestriction(ctx context.Context, a int64, d time.Duration, runs *[]coarseRun) (*Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, d)
+	ctx, cancel := withCPU(ctx, d, s.parallelism())
 	defer cancel()
 	t := time.Now()
 	name := fmt.Sprintf("restriction to grid %d", a)
@@ -261,7 +261,7 @@ func (s *solver) runCoarse(ctx context.Context) error {
 	if early := min(earlyRace, part(ctx, 10)); early > 0 {
 		// A short exact race first: what it closes at once (a proof at the
 		// bound) is not delayed by the restrictions.
-		ectx, cancel := context.WithTimeout(ctx, early)
+		ectx, cancel := withCPU(ctx, early, s.parallelism())
 		var err error
 		if s.exactApplies(ectx) {
 			err = s.runExact(ectx)

@@ -7,9 +7,12 @@
 // small type that says when it applies and hands on the best plan, the
 // lower bound and the statistics: bounds, a first plan (freelist, before
 // anything that may take long: no exact check comes before a plan), the
-// heuristics, the rounded problem, the coarse restrictions, the
-// refinement, the exact race, the portfolio resumed, squeaky, and the
-// scratch and hints passes. A
+// peak stack where the refinement's windows are too dense (stack.go), a
+// short exact race when minimising (early.go), the heuristics, the rounded
+// problem, the coarse restrictions, the refinement, the exact race, the
+// portfolio resumed, squeaky, and the scratch and hints passes. The stages'
+// shares of a time limit are counted in CPU time (cpuclock.go), so that a
+// loaded machine runs the same stages with the same CPU, later. A
 // multi-pool problem is split over its pools first (tiers.go), each pool
 // then a single-pool solve. docs/layout.md lists the stages.
 //

@@ -10,6 +10,9 @@ import "context"
 func (s *solver) raceEngines(ctx context.Context, r *race, capacity int64) []engine {
 	useBnB, useSAT := s.takingEngines(ctx)
 	var engines []engine
+	if s.early {
+		engines = append(engines, s.cheapEngine(r)) // the early race (early.go)
+	}
 	if s.refineRaces(ctx) {
 		// First: with one thread the engines take turns (see refineEngine).
 		engines = append(engines, s.refineEngine(r))

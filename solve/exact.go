@@ -423,9 +423,9 @@ func (s *solver) portfolioEngine(ctx context.Context) engine {
 		name:  "heuristic",
 		delay: portfolioRaceDelay,
 		decide: func(ctx context.Context, p *model.Problem, c int64) (*model.Plan, outcome, any, error) {
-			if dl, ok := ctx.Deadline(); ok && share {
+			if share {
 				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/heuristicShare)
+				ctx, cancel = withShare(ctx, heuristicShare, s.parallelism())
 				defer cancel()
 			}
 			// Any plan within the capacity answers: the planners after the
@@ -451,14 +451,10 @@ func (s *solver) portfolioEngine(ctx context.Context) engine {
 func (r *race) run(ctx context.Context, e engine, capacity int64) {
 	s := r.s
 	if e.delay > 0 && s.opt.Threads != 1 {
-		t := time.NewTimer(e.delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		// The head start is counted in CPU time (cpuclock.go): under load
+		// the engines ahead get the same CPU as on an idle machine.
+		if !cpuWait(ctx, e.delay, s.parallelism(), r.alone) {
 			return
-		case <-t.C:
-		case <-r.alone:
-			t.Stop()
 		}
 	}
 	if capacity > 0 {

@@ -55,11 +55,10 @@ func (s *solver) runHeuristics(ctx context.Context, share bool) error {
 		// their work budgets, at the lower bound, or here). With one
 		// thread the portfolio runs to its work budgets, so that the result
 		// does not depend on the machine's speed.
-		if dl, ok := ctx.Deadline(); ok {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/heuristicShare)
-			defer cancel()
-		}
+		// The share is counted in CPU time (cpuclock.go).
+		var cancel context.CancelFunc
+		ctx, cancel = withShare(ctx, heuristicShare, s.parallelism())
+		defer cancel()
 	}
 	// Each lower plan is held as its planner ends (the portfolio verified
 	// it) and reported at once; when the portfolio returns, its own choice

@@ -45,9 +45,9 @@ func (s *solver) refineStart() (from *model.Plan, target int64) {
 // (a chain with skips) the plan went from 10% above max-live to max-live.
 func (s *solver) runRefine(ctx context.Context) error {
 	from, target := s.refineStart()
-	if dl, ok := ctx.Deadline(); ok && s.racesPortfolio(s.p.PoolList()[0].Capacity) {
+	if s.racesPortfolio(s.p.PoolList()[0].Capacity) {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/2)
+		ctx, cancel = withShare(ctx, 2, 1) // one thread (cpuclock.go)
 		defer cancel()
 	}
 	t := time.Now()
@@ -60,7 +60,7 @@ func (s *solver) runRefine(ctx context.Context) error {
 	}
 	var offerErr error
 	stacked := false
-	st, err := s.refineWithStack(ctx, s.p, from, target, func(pl *model.Plan, by string) {
+	st, err := s.refineWithStack(ctx, s.p, from, target, 1, func(pl *model.Plan, by string) {
 		switch {
 		case offerErr != nil:
 		case by == "stack":
@@ -87,12 +87,13 @@ func (s *solver) runRefine(ctx context.Context) error {
 // most a fifth of the time left.
 func (s *solver) refineEngine(r *race) engine {
 	run := func(ctx context.Context, p *model.Problem, from *model.Plan, target int64, on func(*model.Plan)) (any, error) {
-		if dl, ok := ctx.Deadline(); ok && s.opt.Threads == 1 {
+		if s.opt.Threads == 1 {
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, time.Until(dl)/heuristicShare)
+			ctx, cancel = withShare(ctx, heuristicShare, 1)
 			defer cancel()
 		}
-		return s.refineWithStack(ctx, p, from, target, func(pl *model.Plan, _ string) { on(pl) })
+		// Racing, the stack's share is counted on the race's threads.
+		return s.refineWithStack(ctx, p, from, target, s.parallelism(), func(pl *model.Plan, _ string) { on(pl) })
 	}
 	return engine{
 		name: "refine",

@@ -70,9 +70,9 @@ func (s *solver) runRounded(ctx context.Context) error {
 		}
 	}
 	cctx := ctx
-	if dl, ok := ctx.Deadline(); ok {
+	if d, ok := timeLeft(ctx); ok {
 		var cancel context.CancelFunc
-		cctx, cancel = context.WithDeadline(ctx, dl.Add(-time.Until(dl)/roundedShare))
+		cctx, cancel = withCPU(ctx, d-d/roundedShare, s.parallelism()) // cpuclock.go
 		defer cancel()
 	}
 	t := time.Now()

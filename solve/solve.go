@@ -102,6 +102,10 @@ func Solve(ctx context.Context, p *model.Problem, opt Options) (res *Result, err
 	if err != nil {
 		return nil, err
 	}
+	if opt.Work <= 0 && opt.TimeLimit > 0 {
+		// The stages share the limit out in CPU time (cpuclock.go).
+		ctx = cpuLimit(ctx, opt.TimeLimit, max(1, min(opt.Threads, runtime.GOMAXPROCS(0))))
+	}
 	if why := bounds.PinConflicts(p); why != "" {
 		return &Result{Status: Infeasible, Reason: why, Method: "pins", LowerBound: p.ComputeSweep().MaxLive,
 			Elapsed: time.Since(start)}, nil
@@ -151,6 +155,13 @@ func (s *solver) solveMulti(ctx context.Context) (*Result, error) {
 	s.finish()
 	if s.res.Plan != nil && s.res.Status != Infeasible {
 		s.res.Status = s.tierStatus
+		if s.res.Status == "" {
+			// A pool's solve ended without a plan (its time ran out): the
+			// provisional plan of the whole (spill or quick, verified)
+			// stands. It had no status at all (found by cancelling at the
+			// first plan, TestTimeLimitHonoured in cmd/optalloc).
+			s.res.Status = Feasible
+		}
 	}
 	return s.res, nil
 }
@@ -226,6 +237,11 @@ type solver struct {
 	firstPlanned bool
 	// bounded is set once boundsStage has run.
 	bounded bool
+	// early is set during the early race (early.go).
+	early bool
+	// stackRan is set when earlyStackStage ran the peak stack through
+	// (every window, or to the bound): it does not run again.
+	stackRan bool
 }
 
 // report gives the caller's Progress a plan of the given peak, with the

@@ -19,6 +19,8 @@ var pipeline = []stage{
 	boundsStage{decision: true},  // a decision's starting lower bound: it may refute the capacity at once
 	firstPlanStage{},             // a plan in O(n log n), before anything that may take long
 	boundsStage{},                // the starting lower bound (bounds.Start, the rounded bound)
+	earlyStackStage{},            // the peak stack, first where the refinement's windows are too dense (stack.go)
+	earlyRaceStage{},             // a short exact race, before the portfolio's share (early.go)
 	heuristicsStage{share: true}, // the portfolio's plan; sets s.heuristicsCut
 	roundedStage{},               // the rounded problem's plan and bound when a gap is left; sets s.roundedGave
 	coarseStage{},                // the coarse restrictions' plans
@@ -101,10 +103,16 @@ func (roundedStage) run(ctx context.Context, s *solver) error { return s.runRoun
 
 // heuristicsStage runs the heuristic portfolio (heuristics.go); with
 // share, auto and exact give it at most 1/heuristicShare of the time left.
-// The engines alone (methods bnb and sat) skip it.
+// The engines alone (methods bnb and sat) skip it, and so does a solve
+// whose best plan a stage before it (the early stack) brought to the lower
+// bound: nothing is lower. (A first plan at the bound still goes to the
+// portfolio, whose choice among equal plans is the result.)
 type heuristicsStage struct{ share bool }
 
 func (heuristicsStage) applies(_ context.Context, s *solver) bool {
+	if s.atBound() && !s.firstOnly && !s.quick {
+		return false
+	}
 	return s.quick || s.opt.Method != "bnb" && s.opt.Method != "sat"
 }
 func (h heuristicsStage) run(ctx context.Context, s *solver) error {

@@ -434,8 +434,8 @@ func (s *solver) solvePools(ctx context.Context, pools []model.Pool, assigned []
 		// over two pools, --time-limit 1s: "pool slow: the time limit ran
 		// out"); what a pool leaves unused goes to the next.
 		pctx, cancel := ctx, context.CancelFunc(func() {})
-		if dl, ok := ctx.Deadline(); ok && left > 1 {
-			pctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/time.Duration(left)))
+		if left > 1 {
+			pctx, cancel = withShare(ctx, left, s.parallelism()) // in CPU time (cpuclock.go)
 		}
 		r, err := s.child(sub).solveSingle(pctx)
 		cancel()

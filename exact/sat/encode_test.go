@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -203,15 +202,16 @@ func TestRefusal(t *testing.T) {
 	assert.Zero(t, st.Clauses)
 }
 
-// TestCancel: a cancelled context gives Unknown promptly.
+// TestCancel: a cancelled context gives what is known without a search:
+// the bound, no error. Without wall time (issue 44): the context ends
+// before the call (a search that ignored it would hit the test binary's
+// timeout); how soon a cancel mid-search returns is for benchmarks.
 func TestCancel(t *testing.T) {
 	p, _ := brute.PerfectPacking(rand.New(rand.NewPCG(5, 5)), 60, 256, 60)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	start := time.Now()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
 	_, lb, st, err := Minimise(ctx, p, nil, 0, Options{}, nil)
 	require.NoError(t, err)
-	assert.Less(t, time.Since(start), 5*time.Second)
 	assert.GreaterOrEqual(t, lb, int64(256))
 	assert.GreaterOrEqual(t, st.Calls, 0)
 	// An already cancelled context: Decide answers Unknown and says why.
@@ -265,12 +265,11 @@ func TestHugeAxisRefusedFast(t *testing.T) {
 	for i := 0; i < 50; i++ {
 		p.Buffers = append(p.Buffers, model.Buffer{ID: fmt.Sprint(i), Start: int64(i), End: int64(i + 3), Size: 1_000_000_007 + int64(i)})
 	}
-	start := time.Now()
 	_, s, st, err := Decide(context.Background(), p, 1<<40, Options{NoFirstFit: true})
 	require.NoError(t, err)
 	assert.Equal(t, Unknown, s)
 	assert.Contains(t, st.Reason, "budget")
-	assert.Less(t, time.Since(start), 2*time.Second)
+	assert.Zero(t, st.Clauses, "refused before any clause is built (no wall time, issue 44)")
 }
 
 // TestPinNearMaxInt: a pin near 2^63 is neither enumerated nor crawled to.
@@ -280,9 +279,9 @@ func TestPinNearMaxInt(t *testing.T) {
 		{ID: "a", Start: 0, End: 2, Size: 100, Pin: &pin},
 		{ID: "b", Start: 1, End: 3, Size: 5},
 	}}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	start := time.Now()
+	// No time limit (issue 44): crawling to the pin would hit the test
+	// binary's timeout instead of a wall-clock assertion.
+	ctx := context.Background()
 	pl, lb, _, err := Minimise(ctx, p, nil, 0, Options{}, nil)
 	require.NoError(t, err)
 	requireValid(t, p, pl)
@@ -302,7 +301,6 @@ func TestPinNearMaxInt(t *testing.T) {
 	_, s, _, err = Decide(ctx, p, pin+99, Options{})
 	require.NoError(t, err)
 	assert.Equal(t, Infeasible, s)
-	assert.Less(t, time.Since(start), 2*time.Second)
 }
 
 // TestUnsupportedAndCapacity: a buffer barred from pool 0 gives Unknown
