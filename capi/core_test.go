@@ -137,11 +137,14 @@ func TestACancelledSolverStaysCancelled(t *testing.T) {
 	s := newSolver()
 	s.set(func(o *solve.Options) { o.TimeLimit = time.Minute; o.Method = "exact" })
 	s.cancelSolve()
-	start := time.Now()
 	r, err := s.run(pr)
 	require.NoError(t, err)
-	assert.Less(t, time.Since(start), 10*time.Second)
-	assert.NotNil(t, r)
+	require.NotNil(t, r)
+	// Cancelled before it began, the solve ran no engine: without the
+	// cancel, exact proves resnet18's optimum.
+	assert.Equal(t, solve.Unknown, r.res.Status)
+	assert.Nil(t, r.res.Plan)
+	assert.Empty(t, r.res.Stats.Engines)
 }
 
 func TestVersionMatchesTheCLI(t *testing.T) {
