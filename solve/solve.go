@@ -151,7 +151,7 @@ func (s *solver) solveMulti(ctx context.Context) (*Result, error) {
 	if err := s.solveTiers(ctx); err != nil {
 		return nil, err
 	}
-	s.timedOut = ctx.Err() != nil
+	s.timedOut, s.cancelled = ctx.Err() != nil, errors.Is(ctx.Err(), context.Canceled)
 	s.finish()
 	if s.res.Plan != nil && s.res.Status != Infeasible {
 		s.res.Status = s.tierStatus
@@ -205,6 +205,9 @@ type solver struct {
 	refutedBy string
 	// timedOut is set when the context ended during the solve.
 	timedOut bool
+	// cancelled is set when the caller cancelled the context (not its
+	// deadline).
+	cancelled bool
 	// quick runs only quickPlanner (fit tests while splitting pools).
 	quick bool
 	// boundName names the starting lower bound (max-live or alignment).
@@ -277,7 +280,7 @@ func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 	if err := s.runStages(ctx, pipeline); err != nil {
 		return nil, err
 	}
-	s.timedOut = ctx.Err() != nil
+	s.timedOut, s.cancelled = ctx.Err() != nil, errors.Is(ctx.Err(), context.Canceled)
 	s.finish()
 	return s.res, nil
 }
@@ -385,6 +388,8 @@ func (s *solver) finish() {
 		r.Best, r.Method = s.overPlan, s.overMethod
 		r.Derive(s.p)
 		r.Status, r.Reason = Unknown, fmt.Sprintf("the best plan found (by %s) needs %d bytes, above the capacity; no refutation was found", s.overMethod, r.Peak)
+	case r.Plan == nil && s.cancelled:
+		r.Status, r.Reason = Unknown, "the solve was cancelled before a plan was found"
 	case r.Plan == nil && s.timedOut:
 		r.Status, r.Reason = Unknown, "the time limit ran out before a plan was found"
 	case r.Plan == nil:

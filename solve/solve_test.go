@@ -110,6 +110,16 @@ func TestTimeLimitHonoured(t *testing.T) {
 				assert.Equal(t, "the time limit ran out before a plan was found", r.Reason)
 				assert.Empty(t, r.Stats.Engines, "no search starts once the limit is past")
 			})
+			t.Run(name+"/cancelled before the start", func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				r, err := Solve(ctx, p, Options{Method: m, Capacity: c, TimeLimit: time.Hour})
+				require.NoError(t, err)
+				assert.Equal(t, Unknown, r.Status)
+				assert.Nil(t, r.Plan)
+				assert.Equal(t, "the solve was cancelled before a plan was found", r.Reason)
+				assert.Empty(t, r.Stats.Engines)
+			})
 			t.Run(name+"/cancelled at the first plan", func(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
