@@ -73,3 +73,16 @@ func TestLCM(t *testing.T) {
 		require.Equal(t, tc.want, lcm(tc.a, tc.b))
 	}
 }
+
+// TestDecisiveFirst: sweep-classes leads a huge default list on dense
+// traces only; elsewhere sweep-peak takes its place.
+func TestDecisiveFirst(t *testing.T) {
+	huge := DefaultPortfolio(hugeInstance + 1)
+	require.Equal(t, huge, decisiveFirst(huge, classesDensity))
+	sparse := decisiveFirst(huge, classesDensity-1)
+	require.Equal(t, []string{"freelist", "sweep-peak", "sweep-classes", "sweep-peak-lifetime", "sweep-end"}, sparse[:5])
+	require.ElementsMatch(t, huge, sparse)
+	require.Equal(t, huge[1], "sweep-classes", "the default list is not changed")
+	sweepsOnly := []string{"freelist", "sweep-peak"}
+	require.Equal(t, sweepsOnly, decisiveFirst(sweepsOnly, 0))
+}
