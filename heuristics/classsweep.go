@@ -2,6 +2,7 @@ package heuristics
 
 import (
 	"context"
+	"math/bits"
 
 	"github.com/optalloc/optalloc/model"
 )
@@ -11,21 +12,22 @@ func init() {
 }
 
 // ClassSweep plans the small buffers and the large ones as two separate
-// sweeps (PeakSweep, the stack longest-lived lowest) and puts the small
-// ones' arena above the large ones'. In one sweep the small buffers split
-// the holes the large ones leave, so that a large request often finds no
-// hole; apart, each class packs among its own sizes. On 1 000 000 dense
-// random buffers (sizes 64 B – 1 MiB, log-uniform) the large class's plan
-// is 1.24% above its own max-live and the whole plan 1.25% above max-live,
-// against 1.84% for sweep-peak-lifetime; the two classes' own max-lives
-// add up to 0.006% more than the problem's. On the long random skip
-// connections (about 300 buffers alive at once) it is worse: 6.5–6.7%
-// against sweep-peak's 6.2% (docs/experiments.md). Pins and empty
-// buffers stay with the large class.
+// sweeps (PeakSweep, sweep-peak) and puts the small ones' arena above the
+// large ones'. In one sweep the small buffers split the holes the large
+// ones leave, so that a large request often finds no hole; apart, each
+// class packs among its own sizes. On 1 000 000 dense random buffers
+// (sizes 64 B – 1 MiB, log-uniform) the plan is 1.00% above max-live in
+// 1.8 s of CPU, against 1.84% for sweep-peak-lifetime and 1.99% for
+// sweep-peak; the two classes' own max-lives add up to 0.03% more than the
+// problem's. The figure is sensitive to the split: at 16 383 bytes instead
+// of 16 384 it was 1.20%, at 8 192 1.34%, at 32 768 1.27%. On the long
+// random skip connections (about 300 buffers alive at once) it is worse
+// than one sweep: 6.47% against sweep-peak's 6.24% (docs/experiments.md).
+// Pins and empty buffers stay with the large class.
 type ClassSweep struct {
 	// Threshold is the size from which a buffer is large; 0 means the
-	// largest buffer's size / 128 (8 KiB on the dense random trace, where
-	// 1 KiB, 16 KiB and 64 KiB gave 1.26, 1.26 and 1.59%).
+	// largest buffer's size / 64, rounded up to a power of two (16 KiB on
+	// the dense random trace).
 	Threshold int64
 }
 
@@ -37,12 +39,15 @@ func (c *ClassSweep) Plan(ctx context.Context, p *model.Problem) (*model.Plan, e
 	return perPool(ctx, p, c.plan)
 }
 
+// classRatio is the default Threshold's fraction of the largest size.
+const classRatio = 64
+
 // classAlignLimit bounds the common alignment the small class's arena is
 // moved by; above it the classes are planned together.
 const classAlignLimit = 1 << 30
 
 func (c *ClassSweep) plan(ctx context.Context, its []item) ([]int64, error) {
-	sweep := &PeakSweep{LongestLowest: true}
+	sweep := &PeakSweep{}
 	th := c.Threshold
 	if th <= 0 {
 		for k := range its {
@@ -50,7 +55,8 @@ func (c *ClassSweep) plan(ctx context.Context, its []item) ([]int64, error) {
 				th = max(th, its[k].size)
 			}
 		}
-		th /= 128
+		th = max(th/classRatio, 1)
+		th = 1 << bits.Len64(uint64(th-1)) // up to a power of two
 	}
 	var large, small []int32
 	align := int64(1) // the least common multiple of the small ones'

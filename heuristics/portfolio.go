@@ -74,9 +74,10 @@ const hugeInstance = 200000
 // greedy-textbook, firstfit-area, greedy-lifetime, greedy-size); on more
 // than 200 000 buffers freelist (the plan at once: 1.4 s CPU on 1 000 000
 // dense random buffers), then the sweeps, the one that decides most first
-// — sweep-classes (dense random 1.34%, 2.6 s; transformer at max-live,
-// 0.65 s; skip connections 9.0%, 1.2 s), sweep-peak (1.99%, 2.9 s;
-// skip connections 6.24%, 1.0 s), sweep-peak-lifetime, sweep-end — then
+// — sweep-classes (dense random 1.00%, 1.8 s; transformer at max-live,
+// 0.6 s; skip connections 6.47%, 0.8 s) and sweep-peak (1.99%, 2.9 s;
+// skip connections 6.24%, 1.0 s), in that order on dense traces only
+// (decisiveFirst), then sweep-peak-lifetime and sweep-end — then
 // firstfit-size, greedy-textbook and greedy-size (Portfolio keeps only
 // freelist and the sweeps where the best-fit planners would scan too many
 // pairs, see denseLimit; their share is counted in work, see WallClock).
@@ -357,8 +358,8 @@ func tooDense(p *model.Problem) bool {
 // classesDensity is the number of pairs of buffers alive together per
 // buffer from which sweep-classes runs before sweep-peak in a huge default
 // portfolio: each runs first where it decides. 1 000 000 dense random
-// buffers have about 50 000 pairs per buffer (sweep-classes 1.34%,
-// sweep-peak 1.99%), long random skip connections about 300 (9.0% and
+// buffers have about 50 000 pairs per buffer (sweep-classes 1.00%,
+// sweep-peak 1.99%), long random skip connections about 300 (6.47% and
 // 6.24%); on a transformer trace (a few dozen) sweep-peak reaches max-live
 // in 0.8 s and the planners after it are cancelled.
 const classesDensity = 10000
