@@ -141,3 +141,46 @@ func BenchmarkPeakSweep1M(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSweepsMillion times the sweeps of a huge portfolio on the
+// traces of benchmarks/cmd/scale, 1 000 000 buffers each (dense random and
+// long random skip connections; about 1.3 GB), and reports CPU time and
+// the gap to max-live: `go test ./heuristics -run XXX -bench SweepsMillion
+// -benchtime 1x`.
+func BenchmarkSweepsMillion(b *testing.B) {
+	const n = 1_000_000
+	skips := func() *model.Problem {
+		for ops := n*3/8 + 1000; ; ops += ops / 8 {
+			if p := benchmarks.Skips(1, 2, ops); len(p.Buffers) >= n {
+				p.Buffers = p.Buffers[:n]
+				return p
+			}
+		}
+	}
+	for _, tr := range []struct {
+		name string
+		p    func() *model.Problem
+	}{
+		{"random", func() *model.Problem { return benchmarks.Random(1, benchmarks.RandomOptions{Buffers: n}) }},
+		{"skips", skips},
+	} {
+		prob := tr.p()
+		ml := prob.LiveCounts().MaxLive
+		for _, name := range []string{"sweep-classes", "sweep-peak", "sweep-peak-lifetime"} {
+			pl, _ := ByName(name)
+			b.Run(tr.name+"/"+name, func(b *testing.B) {
+				var peak int64
+				c0 := measure.CPUTime()
+				for b.Loop() {
+					plan, err := pl.Plan(context.Background(), prob)
+					if err != nil {
+						b.Fatal(err)
+					}
+					peak = plan.Peak(prob)
+				}
+				b.ReportMetric(float64(measure.CPUTime()-c0)/1e9/float64(b.N), "cpu-s/op")
+				b.ReportMetric(100*float64(peak-ml)/float64(ml), "gap%")
+			})
+		}
+	}
+}

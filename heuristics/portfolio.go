@@ -47,6 +47,15 @@ type PortfolioOptions struct {
 	// planner ends. The plan Portfolio returns may differ (ties are broken
 	// by the list order, and hints are honoured after).
 	OnPlan func(plan *model.Plan, name string)
+	// WallClock cuts the planners of a problem of more than 200 000
+	// buffers at ctx's deadline. Without it their share is counted in
+	// work (workBudget): once the deadline has passed they go on until the
+	// process has spent as much CPU time as there was time left when
+	// Portfolio began, so that a loaded machine gives the same plan later
+	// rather than a worse one (on 1 000 000 dense random buffers, one run
+	// in three at load 4–7 had ended on the free list's 4.4% with 10 s).
+	// Smaller problems are always cut at the deadline.
+	WallClock bool
 }
 
 // largeInstance is the number of buffers above which the default portfolio
@@ -63,9 +72,15 @@ const hugeInstance = 200000
 // buffers); on more than 20 000 buffers the fast ones, fastest first on
 // dense traces (freelist, the three sweeps, firstfit-peak, firstfit-size,
 // greedy-textbook, firstfit-area, greedy-lifetime, greedy-size); on more
-// than 200 000 buffers freelist, the three sweeps, firstfit-size,
-// greedy-textbook and greedy-size (Portfolio keeps only the first four
-// where the best-fit planners would scan too many pairs, see denseLimit).
+// than 200 000 buffers freelist (the plan at once: 1.4 s CPU on 1 000 000
+// dense random buffers), then the sweeps, the one that decides most first
+// — sweep-classes (dense random 1.00%, 1.8 s; transformer at max-live,
+// 0.6 s; skip connections 6.47%, 0.8 s) and sweep-peak (1.99%, 2.9 s;
+// skip connections 6.24%, 1.0 s), in that order on dense traces only
+// (decisiveFirst), then sweep-peak-lifetime and sweep-end — then
+// firstfit-size, greedy-textbook and greedy-size (Portfolio keeps only
+// freelist and the sweeps where the best-fit planners would scan too many
+// pairs, see denseLimit; their share is counted in work, see WallClock).
 // The sweeps (sweep-peak, sweep-peak-lifetime, sweep-end: PeakSweep) are
 // O(n log n) like freelist and lower: on 1 000 000 buffers, a transformer
 // trace at max-live against freelist's 0.81%, dense random 1.8% against
@@ -86,7 +101,7 @@ const hugeInstance = 200000
 // only. Without the backward pass each takes 0.25 s.
 func DefaultPortfolio(n int) []string {
 	if n > hugeInstance {
-		return []string{"freelist", "sweep-peak", "sweep-peak-lifetime", "sweep-end", "firstfit-size", "greedy-textbook", "greedy-size"}
+		return []string{"freelist", "sweep-classes", "sweep-peak", "sweep-peak-lifetime", "sweep-end", "firstfit-size", "greedy-textbook", "greedy-size"}
 	}
 	if n > largeInstance {
 		return []string{"freelist", "sweep-peak", "sweep-peak-lifetime", "sweep-end", "firstfit-peak", "firstfit-size", "greedy-textbook", "firstfit-area", "greedy-lifetime", "greedy-size"}
@@ -143,6 +158,12 @@ func Portfolio(ctx context.Context, p *model.Problem, opt PortfolioOptions) (*mo
 			return nil, "", err
 		}
 	}
+	outer := ctx
+	if len(p.Buffers) > hugeInstance && !opt.WallClock {
+		var stop context.CancelFunc
+		ctx, stop = workBudget(ctx)
+		defer stop()
+	}
 	ctx = context.WithValue(ctx, validatedKey{}, p)
 	if opt.LowerBound > 0 && len(p.PoolList()) == 1 {
 		// The improving planners stop there too (withStopAt): on the
@@ -156,8 +177,12 @@ func Portfolio(ctx context.Context, p *model.Problem, opt PortfolioOptions) (*mo
 		if opt.NoSearch {
 			names = slices.DeleteFunc(slices.Clone(names), func(s string) bool { return slices.Contains(Searching, s) })
 		}
-		if len(p.Buffers) > hugeInstance && tooDense(p) {
-			names = slices.DeleteFunc(slices.Clone(names), func(s string) bool { return !slices.Contains(sweeps, s) })
+		if len(p.Buffers) > hugeInstance {
+			pairs := p.LiveCounts().Pairs
+			if pairs > denseLimit {
+				names = slices.DeleteFunc(slices.Clone(names), func(s string) bool { return !slices.Contains(sweeps, s) })
+			}
+			names = decisiveFirst(names, pairs/float64(len(p.Buffers)))
 		}
 		names = slices.DeleteFunc(slices.Clone(names), func(s string) bool { return slices.Contains(opt.Without, s) })
 	}
@@ -274,7 +299,7 @@ func Portfolio(ctx context.Context, p *model.Problem, opt PortfolioOptions) (*mo
 		}
 	}
 	if best < 0 {
-		if err := ctx.Err(); err != nil {
+		if err := outer.Err(); err != nil {
 			return nil, "", err
 		}
 		return nil, "", fmt.Errorf("no planner produced a plan")
@@ -306,7 +331,7 @@ func less3(a, b [3]int64) bool {
 
 // sweeps are the planners of a huge default portfolio that stay O(n log n)
 // on any trace.
-var sweeps = []string{"freelist", "sweep-peak", "sweep-peak-lifetime", "sweep-end"}
+var sweeps = []string{"freelist", "sweep-classes", "sweep-peak", "sweep-peak-lifetime", "sweep-end"}
 
 // Huge reports whether the default portfolio of a problem of n buffers is
 // the one for millions of buffers (the sweeps, and the best-fit planners
@@ -328,4 +353,30 @@ const denseLimit = 1e8
 // per time step, or O(n log n) on spread-out times).
 func tooDense(p *model.Problem) bool {
 	return p.LiveCounts().Pairs > denseLimit
+}
+
+// classesDensity is the number of pairs of buffers alive together per
+// buffer from which sweep-classes runs before sweep-peak in a huge default
+// portfolio: each runs first where it decides. 1 000 000 dense random
+// buffers have about 50 000 pairs per buffer (sweep-classes 1.00%,
+// sweep-peak 1.99%), long random skip connections about 300 (6.47% and
+// 6.24%); on a transformer trace (a few dozen) sweep-peak reaches max-live
+// in 0.8 s and the planners after it are cancelled.
+const classesDensity = 10000
+
+// decisiveFirst puts sweep-peak before sweep-classes in names unless
+// pairsPerBuffer reaches classesDensity (names is the default list, where
+// sweep-classes comes first).
+func decisiveFirst(names []string, pairsPerBuffer float64) []string {
+	if pairsPerBuffer >= classesDensity {
+		return names
+	}
+	c, s := slices.Index(names, "sweep-classes"), slices.Index(names, "sweep-peak")
+	if c < 0 || s < c {
+		return names
+	}
+	names = slices.Clone(names)
+	copy(names[c:s], names[c+1:s+1])
+	names[s] = "sweep-classes"
+	return names
 }
