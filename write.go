@@ -15,6 +15,7 @@ import (
 	"github.com/optalloc/optalloc/bounds"
 	"github.com/optalloc/optalloc/formats/csv"
 	"github.com/optalloc/optalloc/formats/jsonfmt"
+	"github.com/optalloc/optalloc/internal/atomicfile"
 	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/viz"
 )
@@ -89,24 +90,7 @@ func (in *Input) checkTFLite(path string) error {
 
 // ResolveLinks follows the symlinks of path, even a dangling one, to the
 // file a write must change (the CLI's staged outputs use it too).
-func ResolveLinks(path string) (string, error) {
-	p := path
-	for range 64 {
-		fi, err := os.Lstat(p)
-		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-			return p, nil
-		}
-		t, err := os.Readlink(p)
-		if err != nil {
-			return "", err
-		}
-		if !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(p), t)
-		}
-		p = t
-	}
-	return "", errors.New("too many levels of symbolic links")
-}
+func ResolveLinks(path string) (string, error) { return atomicfile.ResolveLinks(path) }
 
 // checkTarget applies the rules on the file itself: not an input, a
 // regular file or a new one in a folder that exists.
@@ -128,7 +112,7 @@ func (in *Input) checkTarget(path string) error {
 				return fail("is the input " + f + " (the same file); write the plan elsewhere")
 			}
 		}
-		if fi.Mode().Perm()&0o222 == 0 || !canWrite(target) {
+		if fi.Mode().Perm()&0o222 == 0 || !atomicfile.CanWrite(target) {
 			return fail("cannot write: it is read-only")
 		}
 	case !errors.Is(err, iofs.ErrNotExist):
@@ -225,41 +209,33 @@ func (in *Input) Write(path string, plan *model.Plan) error {
 	return writeAtomic(path, enc.Data)
 }
 
-// writeAtomic replaces path's target with data: a temporary file beside it,
-// synced, then renamed over it.
+// writeAtomic replaces path's target with data (atomicfile: a temporary
+// file beside it, synced, its mode kept, then renamed over it).
 func writeAtomic(path string, data []byte) error {
 	target, err := ResolveLinks(path)
 	if err != nil {
 		return &model.InputError{File: path, Msg: "cannot write: " + err.Error()}
 	}
-	mode := newFileMode()
-	if fi, err := os.Stat(target); err == nil {
-		mode = fi.Mode().Perm()
+	old, err := os.Stat(target)
+	if err != nil {
+		old = nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
+	tmp, err := atomicfile.Create(target)
 	if err != nil {
 		return &model.InputError{File: path, Msg: "cannot write: " + unwrap(err)}
 	}
 	defer os.Remove(tmp.Name()) // a no-op after the rename
 	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
+	if err != nil {
+		tmp.Close()
+	} else {
+		err = atomicfile.Finish(tmp, old)
 	}
 	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), target)
+		err = atomicfile.Commit(tmp.Name(), target)
 	}
 	if err != nil {
 		return fmt.Errorf("writing %s: %s", path, unwrap(err))
-	}
-	if d, err := os.Open(filepath.Dir(target)); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

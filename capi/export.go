@@ -39,7 +39,7 @@ package main
 //   optalloc_problem_warnings   the loaded input's warnings (string, one per line)
 //   optalloc_verify(p, ...)     violation count; lines (string or NULL) when asked
 //   optalloc_solver_new(&s)     solver, optalloc_solver_free; _set_method, _set_time_limit_ms,
-//                               _set_capacity, _set_threads, _set_seed; _cancel from any thread
+//                               _set_capacity, _set_threads, _set_seed, _set_work; _cancel from any thread
 //   optalloc_solver_solve(s, p, &r)  result, optalloc_result_free; blocks until done
 //   optalloc_result_status, _peak, _lower_bound, _offsets (caller's arrays),
 //   _method, _reason, _pool_name (strings), _write (a plan file)
@@ -505,6 +505,20 @@ func optalloc_solver_set_threads(h C.uintptr_t, threads C.int) C.int {
 func optalloc_solver_set_seed(h C.uintptr_t, seed C.int64_t) C.int {
 	return withSolver(h, func(s *solver) error {
 		s.set(func(o *solve.Options) { o.Seed = int64(seed) })
+		return nil
+	})
+}
+
+// optalloc_solver_set_work sets a work budget instead of wall time (0 =
+// off): one answer per input on any machine, as `optalloc plan --work`.
+//
+//export optalloc_solver_set_work
+func optalloc_solver_set_work(h C.uintptr_t, work C.int64_t) C.int {
+	return withSolver(h, func(s *solver) error {
+		if work < 0 {
+			return badArg("work must not be negative")
+		}
+		s.set(func(o *solve.Options) { o.Work = int64(work) })
 		return nil
 	})
 }

@@ -32,6 +32,11 @@ type Instance struct {
 	// these placed as the runtime places them (device.Simulate), and auto
 	// chooses as plan does (device.SolveTFLM).
 	Online []bool
+	// Input, when not nil, is the input Problem was loaded from
+	// (optalloc.Load): its runtime back end (TFLite Micro's, for a .tflite
+	// model) then plans, as optalloc plan does, instead of a generic
+	// runtime of the Online flags.
+	Input *optalloc.Input
 }
 
 // Config controls Run.
@@ -47,6 +52,15 @@ type Config struct {
 	Threads int
 	// Seed is passed to every solve.
 	Seed int64
+	// Work is passed to every solve (solve.Options.Work): a work budget
+	// instead of wall time, the same answer on any machine.
+	Work int64
+	// AsPlan plans every method as optalloc plan does (optalloc.Plan): for
+	// an instance with Online buffers, the best device arena of several
+	// layouts. By default a method other than auto is measured alone, its
+	// plan with the online buffers replayed around it (what compare
+	// measures, Options.MethodOnly).
+	AsPlan bool
 	// HardLimit is how long a solve may run before Run gives up waiting for
 	// it (a solve that ignores its time limit would hang the whole run);
 	// the run then carries ErrOverrun and its goroutine is abandoned. 0
@@ -195,7 +209,7 @@ func runInstance(ctx context.Context, inst Instance, methods []string, cfg Confi
 		res.LowerBound = 0
 	}
 	for _, m := range methods {
-		run := solveOne(ctx, p, inst.Online, m, cfg, threads)
+		run := solveOne(ctx, inst, m, cfg, threads)
 		if run.Err == nil && !multi && run.LowerBound > res.LowerBound {
 			res.LowerBound = run.LowerBound
 		}
@@ -216,13 +230,14 @@ func runInstance(ctx context.Context, inst Instance, methods []string, cfg Confi
 	return res
 }
 
-func solveOne(ctx context.Context, p *model.Problem, online []bool, method string, cfg Config, threads int) MethodRun {
+func solveOne(ctx context.Context, inst Instance, method string, cfg Config, threads int) MethodRun {
+	p := inst.Problem
 	run := MethodRun{Method: method}
 	if err := ctx.Err(); err != nil {
 		run.Err = err
 		return run
 	}
-	opt := solve.Options{Method: method, TimeLimit: cfg.TimeLimit, Threads: threads, Seed: cfg.Seed}
+	opt := solve.Options{Method: method, TimeLimit: cfg.TimeLimit, Threads: threads, Seed: cfg.Seed, Work: cfg.Work}
 	if cfg.Tune != nil && cfg.Layout != "blocks" {
 		ctx, p = cfg.Tune(ctx, p, &opt)
 	}
@@ -241,8 +256,11 @@ func solveOne(ctx context.Context, p *model.Problem, online []bool, method strin
 		// The front door: a runtime's own buffers (online) are placed
 		// around each method's plan as the runtime places them, and auto
 		// chooses as plan does.
-		in := optalloc.NewInput("", p, online)
-		r, err := optalloc.Plan(ctx, in, optalloc.Options{Options: opt, MethodOnly: true})
+		in := optalloc.NewInput(inst.Name, p, inst.Online)
+		if inst.Input != nil {
+			in = inst.Input.WithProblem(p)
+		}
+		r, err := optalloc.Plan(ctx, in, optalloc.Options{Options: opt, MethodOnly: !cfg.AsPlan})
 		if err != nil {
 			done <- outcome{nil, err}
 			return

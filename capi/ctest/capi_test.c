@@ -68,6 +68,8 @@ static void test_handles(void) {
 	CHECK(optalloc_solver_solve(s, q, &r) == OPTALLOC_BAD_INPUT && r == 0, "unknown method is bad input");
 	CHECK(strstr(message(s), "unknown method \"no-such-method\"") != NULL, "message: %s", message(s));
 	CHECK(optalloc_solver_set_threads(s, -1) == OPTALLOC_BAD_INPUT, "negative threads");
+	CHECK(optalloc_solver_set_work(s, -1) == OPTALLOC_BAD_INPUT, "negative work");
+	CHECK(strstr(message(s), "work must not be negative") != NULL, "message: %s", message(s));
 	optalloc_problem_free(q);
 	optalloc_solver_free(s);
 }

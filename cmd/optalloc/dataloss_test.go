@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/optalloc/optalloc/internal/atomicfile"
 )
 
 // Outputs must never destroy an input, whatever path spelling names it.
@@ -149,8 +151,8 @@ func TestOutputWritesThroughSymlinkKeepsMode(t *testing.T) {
 func TestNewOutputFollowsUmask(t *testing.T) {
 	old := syscall.Umask(0o027)
 	defer syscall.Umask(old)
-	umaskOnce = umaskOnceNew()
-	defer func() { umaskOnce = umaskOnceNew() }()
+	atomicfile.RereadUmask()
+	defer atomicfile.RereadUmask()
 	path := filepath.Join(t.TempDir(), "p.csv")
 	code, _, stderr := cli(t, "", "plan", tinyCNN, "-o", path, "--quiet")
 	require.Equal(t, 0, code, stderr)

@@ -5,13 +5,15 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/optalloc/optalloc"
 	"io"
 	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/optalloc/optalloc"
+	"github.com/optalloc/optalloc/internal/atomicfile"
 )
 
 // Outputs. Every output flag of every command goes through writeOutput and
@@ -161,11 +163,11 @@ func checkWritable(paths ...string) error {
 			case fi.IsDir():
 				return usageErr("cannot write %s: it is a directory", path)
 			case !fi.Mode().IsRegular():
-				if !canWrite(t) {
+				if !atomicfile.CanWrite(t) {
 					return usageErr("cannot write %s: permission denied", path)
 				}
 				continue // written through at commit
-			case fi.Mode().Perm()&0o222 == 0 || !canWrite(t):
+			case fi.Mode().Perm()&0o222 == 0 || !atomicfile.CanWrite(t):
 				return usageErr("cannot write %s: it is read-only", path)
 			}
 		}
@@ -226,8 +228,7 @@ func writeOutput(e *env, path string, write func(io.Writer) error) error {
 		e.staged = append(e.staged, staged{path: path, target: target, data: buf.Bytes(), direct: true})
 		return nil
 	}
-	removeStaleTemps(target)
-	tmp, err := os.CreateTemp(filepath.Dir(target), tempPrefix(target)+strconv.Itoa(os.Getpid())+"-*")
+	tmp, err := atomicfile.Create(target)
 	if err != nil {
 		return usageErr("cannot write %s: %v", path, unwrapErr(err))
 	}
@@ -237,23 +238,16 @@ func writeOutput(e *env, path string, write func(io.Writer) error) error {
 	if err == nil {
 		err = bw.Flush()
 	}
-	if err == nil {
-		err = tmp.Sync() // the data is on disk before the rename makes it the file
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
+		tmp.Close()
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	// CreateTemp makes the file private (0600): keep the mode (and owner)
-	// of the file replaced, else the usual mode of a new file.
-	mode := newFileMode()
-	if statErr == nil {
-		mode = fi.Mode().Perm()
-		keepOwner(tmp.Name(), fi)
+	// CreateTemp makes the file private (0600): Finish keeps the mode (and
+	// owner) of the file replaced, else the usual mode of a new file.
+	if statErr != nil {
+		fi = nil
 	}
-	if err := os.Chmod(tmp.Name(), mode); err != nil {
+	if err := atomicfile.Finish(tmp, fi); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
@@ -265,8 +259,8 @@ func (e *env) commit() error {
 		var err error
 		if s.direct {
 			err = writeThrough(s.target, s.data)
-		} else if err = os.Rename(s.tmp, s.target); err == nil {
-			syncDir(filepath.Dir(s.target))
+		} else {
+			err = atomicfile.Commit(s.tmp, s.target)
 		}
 		if err != nil {
 			e.staged = e.staged[k:]
@@ -291,45 +285,7 @@ func writeThrough(path string, data []byte) error {
 	return err
 }
 
-// syncDir makes a rename in dir durable (best effort).
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
-
 // abort removes every staged output.
-// tempPrefix is the start of the name of target's temporary files; the
-// writer's process id follows, so that a later run can tell the files of a
-// process that died (SIGKILL) from those of one still writing.
-func tempPrefix(target string) string { return "." + filepath.Base(target) + ".tmp-" }
-
-// removeStaleTemps removes the temporary files of target that a process
-// which no longer runs left behind (killed between writing and renaming).
-func removeStaleTemps(target string) {
-	prefix := tempPrefix(target)
-	names, _ := filepath.Glob(filepath.Join(filepath.Dir(target), globEscape(prefix)+"*-*"))
-	for _, name := range names {
-		pid, _, ok := strings.Cut(strings.TrimPrefix(filepath.Base(name), prefix), "-")
-		if n, err := strconv.Atoi(pid); ok && err == nil && n > 0 && n != os.Getpid() && !processAlive(n) {
-			os.Remove(name)
-		}
-	}
-}
-
-// globEscape quotes the pattern characters of a file name.
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
 func (e *env) abort() {
 	for _, s := range e.staged {
 		if !s.direct {

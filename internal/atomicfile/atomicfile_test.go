@@ -16,7 +16,7 @@ func TestWrite(t *testing.T) {
 		setup func(path string)
 		mode  os.FileMode
 	}{
-		{"new file", func(string) {}, 0o644},
+		{"new file", func(string) {}, NewFileMode()},
 		{"existing file keeps its mode", func(p string) { require.NoError(t, os.WriteFile(p, []byte("old"), 0o600)) }, 0o600},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -68,6 +68,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "optalloc_solver_set_capacity": (c_int, [_U, c_int64]),
     "optalloc_solver_set_threads": (c_int, [_U, c_int]),
     "optalloc_solver_set_seed": (c_int, [_U, c_int64]),
+    "optalloc_solver_set_work": (c_int, [_U, c_int64]),
     "optalloc_solver_solve": (c_int, [_U, _U, POINTER(_U)]),
     "optalloc_solver_cancel": (c_int, [_U]),
     "optalloc_solver_free": (c_int, [_U]),

@@ -69,20 +69,22 @@ class Solver:
         capacity: decide whether a plan fits under this many bytes (None = minimise the peak).
         threads: concurrent workers (0 = all cores).
         seed: the seed of randomised planners (same input, options and seed: same plan).
+        work: a work budget instead of wall time (0 = off), as `optalloc plan --work`.
 
     Raises:
         ValueError: a time limit that is not a number >= 0 (NaN, a string), a capacity, thread
-            count or seed that is not an integer in range (floats included), naming the argument.
+            count, seed or work budget that is not an integer in range (floats included), naming the argument.
     """
 
     def __init__(self, time_limit: float = 10.0, method: str = "auto", capacity: Optional[int] = None,
-                 threads: int = 0, seed: int = 1) -> None:
+                 threads: int = 0, seed: int = 1, work: int = 0) -> None:
         ms = _milliseconds(time_limit)
         if not isinstance(method, str):
             raise ValueError(f"method must be a string, not {method!r}")
         cap = 0 if capacity is None else _int(capacity, "capacity", 0)
         thr = _int(threads, "threads", 0, (1 << 31) - 1)
         sd = _int(seed, "seed")
+        wk = _int(work, "work", 0)
         self._handle = _SolverHandle()
         h, L = self._handle.h, _lib.lib()
         try:
@@ -91,6 +93,7 @@ class Solver:
             _lib.check(L.optalloc_solver_set_capacity(h, cap), h)
             _lib.check(L.optalloc_solver_set_threads(h, thr), h)
             _lib.check(L.optalloc_solver_set_seed(h, sd), h)
+            _lib.check(L.optalloc_solver_set_work(h, wk), h)
         except BaseException:
             self.close()
             raise
@@ -219,7 +222,7 @@ def _solution(rh: _lib.ResultHandle, ids: Sequence[Any]) -> Solution:
 
 
 def solve(problem: Problem, time_limit: float = 10.0, method: str = "auto",
-          capacity: Optional[int] = None, threads: int = 0, seed: int = 1) -> Solution:
+          capacity: Optional[int] = None, threads: int = 0, seed: int = 1, work: int = 0) -> Solution:
     """Plan problem: offsets with the smallest peak found, the lower bound and the status.
 
     Args:
@@ -228,8 +231,10 @@ def solve(problem: Problem, time_limit: float = 10.0, method: str = "auto",
         method: "auto" (heuristics, then the exact race), "exact", "heuristic", "bnb", "sat" or
             a planner name, as `optalloc plan --method`.
         capacity: decide whether a plan fits in this many bytes instead of minimising.
-        threads: concurrent workers (0 = all cores); 1 makes the plan deterministic.
+        threads: concurrent workers (0 = all cores).
         seed: the seed of randomised planners.
+        work: a work budget instead of wall time (0 = off), as `optalloc plan --work`: the same
+            plan on any machine (time_limit is then only a safety net).
 
     Returns:
         A Solution; infeasible and unknown are statuses, not exceptions.
@@ -239,7 +244,7 @@ def solve(problem: Problem, time_limit: float = 10.0, method: str = "auto",
         KeyboardInterrupt: Ctrl-C (the solve is cancelled first; nothing leaks).
     """
     cap = capacity if capacity is not None else problem.capacity
-    with Solver(time_limit, method, cap, threads, seed) as s:
+    with Solver(time_limit, method, cap, threads, seed, work) as s:
         return s.solve(problem)
 
 

@@ -10,11 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optalloc/optalloc"
 	"github.com/optalloc/optalloc/corpus"
-	"github.com/optalloc/optalloc/device"
 	"github.com/optalloc/optalloc/formats/tflite"
 	"github.com/optalloc/optalloc/internal/report"
 	"github.com/optalloc/optalloc/internal/tflmrun"
+	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
 )
 
@@ -65,10 +66,6 @@ func devicesTable(ctx context.Context, dir string, extra []string, tflm, cortexM
 	}
 	b.WriteString("\n|---|--:|" + strings.Repeat("--:|", 2*len(devs)-1) + "\n")
 	for _, path := range paths {
-		m, err := tflite.ReadFile(path)
-		if err != nil {
-			return err
-		}
 		var scratch []string
 		var cells, before []string
 		var hostPlan []byte
@@ -78,16 +75,18 @@ func devicesTable(ctx context.Context, dir string, extra []string, tflm, cortexM
 			if err != nil {
 				return err
 			}
-			a, err := m.ArenaWith(tflite.ArenaOptions{Target: t})
+			in, err := optalloc.Load(path, optalloc.LoadOptions{TFLite: tflite.ArenaOptions{Target: t}})
 			if err != nil {
 				return err
 			}
-			scratch = append(scratch, fmt.Sprint(len(a.Scratch)))
-			res, _, err := device.SolveTFLM(ctx, a.Problem, a.Online(), solve.Options{TimeLimit: limit, Threads: 1})
+			if _, a := in.TFLite(); a != nil {
+				scratch = append(scratch, fmt.Sprint(len(a.Scratch)))
+			}
+			res, err := optalloc.Plan(ctx, in, optalloc.Options{Options: solve.Options{TimeLimit: limit, Threads: 1}})
 			if err != nil || res.Plan == nil {
 				return fmt.Errorf("%s on %s: no plan (%v)", path, d.Target, err)
 			}
-			data, err := withPlan(m, a, res)
+			data, err := withPlan(in, path, res.Plan)
 			if err != nil {
 				return err
 			}
@@ -137,13 +136,15 @@ func devicesTable(ctx context.Context, dir string, extra []string, tflm, cortexM
 	return report.Write(b.Bytes(), out, readme, devicesBegin, devicesEnd)
 }
 
-// withPlan is the model with the plan's tensor offsets as its offline plan.
-func withPlan(m *tflite.Model, a *tflite.Arena, res *solve.Result) ([]byte, error) {
-	off, err := a.OfflinePlan(m, res.Plan)
+// withPlan is the model in with the plan's tensor offsets as its offline
+// plan: what optalloc plan -o writes (the door's write-back, read back and
+// checked), named as path.
+func withPlan(in *optalloc.Input, path string, plan *model.Plan) ([]byte, error) {
+	enc, err := in.Encode(path, plan)
 	if err != nil {
 		return nil, err
 	}
-	return m.WithOfflinePlan(off)
+	return enc.Data, nil
 }
 
 // runPlanned runs a planned model on a device and checks it against the

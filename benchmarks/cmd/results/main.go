@@ -28,8 +28,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optalloc/optalloc"
 	"github.com/optalloc/optalloc/corpus"
-	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/formats/onnx"
 	"github.com/optalloc/optalloc/internal/report"
 	"github.com/optalloc/optalloc/internal/tflmrun"
@@ -91,11 +91,11 @@ func run(ctx context.Context, shared, out, readme, methodList, match string, met
 		if match != "" && !strings.Contains(f.Path, match) {
 			continue
 		}
-		p, err := formats.Load(f.Path)
+		in, err := optalloc.Load(f.Path, optalloc.LoadOptions{})
 		if err != nil {
 			return err
 		}
-		insts = append(insts, corpus.Instance{Name: f.Path, Problem: p})
+		insts = append(insts, corpus.Instance{Name: f.Path, Problem: in.Problem, Online: in.Online(), Input: in})
 		kept = append(kept, f)
 	}
 	results := corpus.Run(ctx, insts, corpus.Config{Methods: ms, TimeLimit: meta.TimeLimit, Workers: meta.Workers,

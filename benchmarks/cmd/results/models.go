@@ -10,13 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/optalloc/optalloc"
 	"github.com/optalloc/optalloc/corpus"
-	"github.com/optalloc/optalloc/device"
-	"github.com/optalloc/optalloc/formats"
 	"github.com/optalloc/optalloc/formats/onnx"
-	"github.com/optalloc/optalloc/formats/tflite"
 	"github.com/optalloc/optalloc/internal/tflmrun"
-	"github.com/optalloc/optalloc/model"
 	"github.com/optalloc/optalloc/solve"
 )
 
@@ -48,22 +45,16 @@ func findModels(dir string, extra []string) ([]string, error) {
 	return append(paths, extra...), nil
 }
 
-// loadModel reads a model file into its arena problem (an ONNX model with
+// loadModel reads a model file through the front door (an ONNX model with
 // its symbolic dimensions fixed by dims; a TFLite model with the reference
-// kernels' scratch buffers, its model and arena in tfl) and describes its
-// tensors for the table: all / constants (weights) / variables.
-func loadModel(path string, dims map[string]int64, tfl *tfliteModel) (*model.Problem, string, error) {
-	switch {
-	case strings.HasSuffix(path, ".tflite"):
-		m, err := tflite.ReadFile(path)
-		if err != nil {
-			return nil, "", err
-		}
-		a, err := m.Arena()
-		if err != nil {
-			return nil, "", err
-		}
-		tfl.model, tfl.arena = m, a
+// kernels' scratch buffers and TFLite Micro as its runtime) and describes
+// its tensors for the table: all / constants (weights) / variables.
+func loadModel(path string, dims map[string]int64) (*optalloc.Input, string, error) {
+	in, err := optalloc.Load(path, optalloc.LoadOptions{Dims: dims})
+	if err != nil {
+		return nil, "", err
+	}
+	if m, _ := in.TFLite(); m != nil {
 		var consts, vars int
 		for _, t := range m.Tensors {
 			if t.Constant {
@@ -73,22 +64,17 @@ func loadModel(path string, dims map[string]int64, tfl *tfliteModel) (*model.Pro
 				vars++
 			}
 		}
-		return a.Problem, fmt.Sprintf("%d / %d / %d", len(m.Tensors), consts, vars), nil
-	case strings.HasSuffix(path, ".onnx"):
+		return in, fmt.Sprintf("%d / %d / %d", len(m.Tensors), consts, vars), nil
+	}
+	if strings.HasSuffix(path, ".onnx") {
+		// The weights are not in the arena problem: the graph says them.
 		a, err := onnx.LoadFile(path, onnx.Options{Dims: dims})
 		if err != nil {
 			return nil, "", err
 		}
-		return a.Problem, fmt.Sprintf("%d / %d / 0", len(a.Problem.Buffers)+a.Weights, a.Weights), nil
+		return in, fmt.Sprintf("%d / %d / 0", len(a.Problem.Buffers)+a.Weights, a.Weights), nil
 	}
-	p, err := formats.Load(path)
-	return p, "–", err
-}
-
-// tfliteModel is a TFLite row's model and arena problem.
-type tfliteModel struct {
-	model *tflite.Model
-	arena *tflite.Arena
+	return in, "–", nil
 }
 
 // modelsConfig tunes runModels.
@@ -110,13 +96,15 @@ type modelsConfig struct {
 func runModels(ctx context.Context, paths []string, cfg modelsConfig, meta corpus.Meta) ([]byte, error) {
 	insts := make([]corpus.Instance, len(paths))
 	tensors := make([]string, len(paths))
-	tfls := make([]tfliteModel, len(paths))
+	ins := make([]*optalloc.Input, len(paths))
 	for i, p := range paths {
-		prob, desc, err := loadModel(p, cfg.dims, &tfls[i])
+		in, desc, err := loadModel(p, cfg.dims)
 		if err != nil {
 			return nil, err
 		}
-		insts[i], tensors[i] = corpus.Instance{Name: p, Problem: prob}, desc
+		// The method's arena alone (no runtime): the TFLite rows' device
+		// arena is planned by deviceRow.
+		ins[i], insts[i], tensors[i] = in, corpus.Instance{Name: p, Problem: in.Problem}, desc
 	}
 	results := corpus.Run(ctx, insts, corpus.Config{Methods: modelMethods, TimeLimit: cfg.limit, Workers: 1,
 		OnRun: func(inst string, r corpus.MethodRun) {
@@ -159,9 +147,9 @@ func runModels(ctx context.Context, paths []string, cfg modelsConfig, meta corpu
 				greedy.Err, greedy.Violation, auto.Err, auto.Violation)
 		}
 		row := modelRow{peak: auto.Peak, bound: r.LowerBound, status: string(auto.Status), secs: auto.Elapsed.Seconds(), buffers: fmt.Sprint(r.Buffers), ownHead: "–", planHead: "–"}
-		if t := &tfls[i]; t.arena != nil {
+		if m, _ := ins[i].TFLite(); m != nil {
 			var err error
-			if row, err = deviceRow(ctx, paths[i], t, cfg); err != nil {
+			if row, err = deviceRow(ctx, paths[i], ins[i], cfg); err != nil {
 				return nil, err
 			}
 		}
@@ -197,9 +185,9 @@ type modelRow struct {
 
 // deviceRow plans a TFLite model's device arena and, with tflm_run, runs
 // the model with TFLite Micro's own planner and with the plan written.
-func deviceRow(ctx context.Context, path string, t *tfliteModel, cfg modelsConfig) (modelRow, error) {
-	p := t.arena.Problem
-	res, _, err := device.SolveTFLM(ctx, p, t.arena.Online(), solve.Options{TimeLimit: cfg.limit, Threads: 1})
+func deviceRow(ctx context.Context, path string, in *optalloc.Input, cfg modelsConfig) (modelRow, error) {
+	_, arena := in.TFLite()
+	res, err := optalloc.Plan(ctx, in, optalloc.Options{Options: solve.Options{TimeLimit: cfg.limit, Threads: 1}})
 	if err != nil {
 		return modelRow{}, fmt.Errorf("%s: %v", path, err)
 	}
@@ -207,8 +195,8 @@ func deviceRow(ctx context.Context, path string, t *tfliteModel, cfg modelsConfi
 		return modelRow{}, fmt.Errorf("%s: no plan (%s)", path, res.Status)
 	}
 	row := modelRow{peak: res.Peak, bound: res.LowerBound, status: string(res.Status), secs: res.Elapsed.Seconds(),
-		buffers: fmt.Sprint(len(t.arena.Tensors)), ownHead: "–", planHead: "–"}
-	if n := len(t.arena.Scratch); n > 0 {
+		buffers: fmt.Sprint(len(arena.Tensors)), ownHead: "–", planHead: "–"}
+	if n := len(arena.Scratch); n > 0 {
 		row.buffers += fmt.Sprintf(" + %d", n)
 	}
 	if cfg.tflm == "" {
@@ -221,7 +209,7 @@ func deviceRow(ctx context.Context, path string, t *tfliteModel, cfg modelsConfi
 	if !own.OK {
 		return row, nil // the reference kernels cannot run it (an NPU operator, stub weights)
 	}
-	data, err := withPlan(t.model, t.arena, res)
+	data, err := withPlan(in, path, res.Plan)
 	if err != nil {
 		return modelRow{}, err
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package atomicfile
 
 import (
 	"os"
@@ -8,12 +8,14 @@ import (
 	"syscall"
 )
 
-// canWrite reports whether this process may open path for writing.
-func canWrite(path string) bool { return syscall.Access(path, 2 /* W_OK */) == nil }
+// CanWrite reports whether this process may open path for writing.
+func CanWrite(path string) bool { return syscall.Access(path, 2 /* W_OK */) == nil }
 
-// umaskOnceNew reads the process's umask once (it can only be read by
-// setting it).
-func umaskOnceNew() func() int {
+// umask is the process's umask, read once (it can only be read by setting
+// it).
+var umask = readUmask()
+
+func readUmask() func() int {
 	return sync.OnceValue(func() int {
 		m := syscall.Umask(0o22)
 		syscall.Umask(m)
@@ -21,10 +23,11 @@ func umaskOnceNew() func() int {
 	})
 }
 
-var umaskOnce = umaskOnceNew()
+// RereadUmask forgets the umask read, for a test that changes it.
+func RereadUmask() { umask = readUmask() }
 
-// newFileMode is the mode of a new output file: 0666 minus the umask.
-func newFileMode() os.FileMode { return os.FileMode(0o666 &^ umaskOnce()) }
+// NewFileMode is the mode of a new file: 0666 minus the umask.
+func NewFileMode() os.FileMode { return os.FileMode(0o666 &^ umask()) }
 
 // keepOwner gives tmp the owner and group of the file it replaces (only
 // root may; best effort).

@@ -1,9 +1,0 @@
-//go:build !unix
-
-package optalloc
-
-import "os"
-
-func canWrite(path string) bool { return true }
-
-func newFileMode() os.FileMode { return 0o644 }
