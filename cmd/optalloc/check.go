@@ -330,7 +330,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := corpus.Config{Methods: []string{method}, TimeLimit: limit, Workers: threads, Seed: seed, Layout: layout, Tune: withWork(popts.tune(), work)}
+	cfg := corpus.Config{Methods: []string{method}, TimeLimit: limit, Workers: threads, Seed: seed, Layout: layout, Tune: popts.tune(), Work: work}
 	results := runWithBar(ctx, e, insts, cfg, quiet)
 	if err := ctx.Err(); err != nil {
 		return failure("interrupted: %v", err)
@@ -543,19 +543,4 @@ func defaultCheckMethod() string {
 		return "greedy-size"
 	}
 	return names[0]
-}
-
-// withWork returns tune that also sets each solve's work budget (--work;
-// 0 leaves the solves to wall time).
-func withWork(tune func(context.Context, *model.Problem, *solve.Options) (context.Context, *model.Problem), work int64) func(context.Context, *model.Problem, *solve.Options) (context.Context, *model.Problem) {
-	if work == 0 {
-		return tune
-	}
-	return func(ctx context.Context, p *model.Problem, opt *solve.Options) (context.Context, *model.Problem) {
-		opt.Work = work
-		if tune == nil {
-			return ctx, p
-		}
-		return tune(ctx, p, opt)
-	}
 }
