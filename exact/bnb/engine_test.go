@@ -177,18 +177,22 @@ func TestMaxNodesDeterministicOverLongDescents(t *testing.T) {
 
 func TestContextCancellation(t *testing.T) {
 	p := loadMini(t, "J")
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	t0 := time.Now()
-	// Below max-live + contiguity: certainly not solved in 300 ms.
-	_, status, _, err := Decide(ctx, p, 1000*1024, Options{})
-	d := time.Since(t0)
-	require.NoError(t, err)
-	assert.Equal(t, Unknown, status)
-	// 10% of the limit on an idle machine; the bound here leaves slack for a
-	// shared, heavily loaded one (load average 16-20 on 2 cores while this
-	// was written).
-	assert.Less(t, d, 2*time.Second)
+	// A context ended before the call (as a caller's cancel or an expired
+	// limit would end it): no search starts, no error, no answer. How
+	// soon a running search notices is a benchmark's matter, not a test's.
+	for _, end := range []func(context.Context) (context.Context, context.CancelFunc){
+		func(ctx context.Context) (context.Context, context.CancelFunc) { return context.WithCancel(ctx) },
+		func(ctx context.Context) (context.Context, context.CancelFunc) {
+			return context.WithDeadline(ctx, time.Unix(0, 0))
+		},
+	} {
+		ctx, cancel := end(context.Background())
+		cancel()
+		_, status, st, err := Decide(ctx, p, 1000*1024, Options{})
+		require.NoError(t, err)
+		assert.Equal(t, Unknown, status)
+		assert.Zero(t, st.Nodes)
+	}
 }
 
 // TestDecideStartsAtCallerBound: with the caller's proven bound equal to the
