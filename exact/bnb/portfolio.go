@@ -43,9 +43,12 @@ type decideResult struct {
 // that doubles every round; the first complete answer (a plan, or an
 // exhausted search) wins and stops the others.
 //
-// maxRounds > 0 bounds the rounds: the answer is then Unknown when no
-// order finished within them (a cheap probe).
-func (cs *compSolver) decide(ctx context.Context, capacity int64, maxRounds int) decideResult {
+// It runs the rounds from, from+1, ..., from+rounds−1 (rounds ≤ 0: no
+// bound; with a bound the answer is Unknown when no order finished within
+// them, a cheap probe). Round r
+// has the limit NodeLimit·2^r; negative rounds (Decide's first probes) have
+// a fraction of NodeLimit.
+func (cs *compSolver) decide(ctx context.Context, capacity int64, from, rounds int) decideResult {
 	c := cs.c
 	if capacity < c.maxLive || capacity < c.maxPin {
 		return decideResult{status: Infeasible, winner: "bound"}
@@ -63,7 +66,7 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64, maxRounds int)
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			for round := 0; maxRounds <= 0 || round < maxRounds; round++ {
+			for round := from; rounds <= 0 || round < from+rounds; round++ {
 				for k := w; k < len(cs.orders); k += threads {
 					if stop.Load() || ctx.Err() != nil {
 						return
@@ -82,13 +85,13 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64, maxRounds int)
 					s.stop, s.ctx = &stop, ctx
 					s.reset(capacity)
 					s.nodes = 0
-					s.limit = base << min(round, 40)
+					s.limit = roundLimit(base, round)
 					found := s.solve(0)
 					if !found && s.aborted {
 						continue
 					}
 					once.Do(func() {
-						res.winner, res.rounds = cs.names[k], round+1
+						res.winner, res.rounds = cs.names[k], round-from+1
 						if found {
 							res.status = Feasible
 							res.off = append([]int64(nil), s.off...)
@@ -112,4 +115,12 @@ func (cs *compSolver) stats(st *Stats) {
 		st.absorb(&cs.count[k])
 		cs.count[k] = counters{}
 	}
+}
+
+// roundLimit is the node limit of a round: base·2^round, at least 1.
+func roundLimit(base int64, round int) int64 {
+	if round < 0 {
+		return max(base>>min(-round, 62), 1)
+	}
+	return base << min(round, 40)
 }
