@@ -17,6 +17,8 @@ type compSolver struct {
 	orders   [][]int32
 	searcher []*searcher
 	count    []counters
+	stalled  []bool         // order k's deepest state did not grow in its last round
+	depth    []atomic.Int64 // order k's deepest state (placed items), read by every worker
 }
 
 func newCompSolver(c *comp, opt Options) *compSolver {
@@ -27,6 +29,8 @@ func newCompSolver(c *comp, opt Options) *compSolver {
 	}
 	cs.searcher = make([]*searcher, len(cs.orders))
 	cs.count = make([]counters, len(cs.orders))
+	cs.stalled = make([]bool, len(cs.orders))
+	cs.depth = make([]atomic.Int64, len(cs.orders))
 	return cs
 }
 
@@ -77,6 +81,7 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64, from, rounds i
 						// differ, against heavy-tailed searches.
 						cs.orders[k] = staticOrder(c, "random", uint64(cs.opt.Seed)+uint64(k)+uint64(round)<<20)
 						s = nil
+						cs.depth[k].Store(0)
 					}
 					if s == nil {
 						s = newSearcher(c, cs.orders[k], orderFlags(cs.names[k], cs.opt.flags()), &cs.count[k])
@@ -85,8 +90,11 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64, from, rounds i
 					s.stop, s.ctx = &stop, ctx
 					s.reset(capacity)
 					s.nodes = 0
-					s.limit = roundLimit(base, round)
+					s.limit = roundLimit(base, round-cs.lag(k, round))
+					d0 := s.maxPlaced
 					found := s.solve(0)
+					cs.stalled[k] = round >= 0 && s.maxPlaced == d0
+					cs.depth[k].Store(int64(s.maxPlaced))
 					if !found && s.aborted {
 						continue
 					}
@@ -107,6 +115,30 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64, from, rounds i
 	}
 	wg.Wait()
 	return res
+}
+
+// lagRounds is how many rounds a lagging order runs behind the others.
+const lagRounds = 8
+
+// lag is how many rounds order k runs behind in round r ≥ 1: an order whose
+// deepest state is under half the portfolio's deepest (a fresh random
+// shuffle, with no depth yet, counts as shallow), or whose deepest state did
+// not grow in its last round, gets the limit of round r−lagRounds (still
+// doubling every round, so every order's search stays complete). On I
+// (issue 44) the orders that stay shallow or stuck took most of the nodes
+// before the one that decides (TLR) reached its round.
+func (cs *compSolver) lag(k, round int) int {
+	if round <= 0 {
+		return 0
+	}
+	var deepest int64
+	for j := range cs.depth {
+		deepest = max(deepest, cs.depth[j].Load())
+	}
+	if cs.stalled[k] || 2*cs.depth[k].Load() < deepest {
+		return lagRounds
+	}
+	return 0
 }
 
 // stats moves the counters of every worker into st.
