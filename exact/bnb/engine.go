@@ -144,13 +144,15 @@ func (e *engine) compPeak(cs *compSolver) int64 {
 
 // decideAll decides every component whose current peak exceeds capacity
 // (all of them when force is set).
-func (e *engine) decideAll(ctx context.Context, capacity int64, force bool, maxRounds int, st *Stats) Status {
+// Each runs the portfolio's rounds from, from+1, ... (at most rounds of
+// them when rounds > 0; compSolver.decide).
+func (e *engine) decideAll(ctx context.Context, capacity int64, force bool, from, rounds int, st *Stats) Status {
 	// Largest components first: they are the likeliest to fail.
 	for _, cs := range e.comps {
 		if !force && e.compPeak(cs) <= capacity {
 			continue
 		}
-		r := cs.decide(ctx, capacity, maxRounds)
+		r := cs.decide(ctx, capacity, from, rounds)
 		cs.stats(st)
 		st.Rounds, st.Winner = r.rounds, r.winner
 		switch r.status {
@@ -177,7 +179,7 @@ func (e *engine) decide(ctx context.Context, capacity int64, st *Stats) Status {
 	lo := (e.lb + e.f.scale - 1) / e.f.scale
 	if !e.exact || lo >= capacity || e.opt.NoProbe {
 		st.Decisions++
-		return e.decideAll(ctx, capacity, true, e.opt.MaxRounds, st)
+		return e.decideAll(ctx, capacity, true, 0, e.opt.MaxRounds, st)
 	}
 	var rungs []int64 // strictly between lo and capacity
 	for k := int64(1); k < probeSteps; k++ {
@@ -185,21 +187,25 @@ func (e *engine) decide(ctx context.Context, capacity int64, st *Stats) Status {
 			rungs = append(rungs, c)
 		}
 	}
-	for rounds := 1; ; rounds++ {
+	// Step k runs one portfolio round (round k − probeWarmup, whose limit
+	// doubles from step to step) at each probe; earlier rounds are not run
+	// again (their work is in the table of failed states).
+	for step := 0; ; step++ {
 		type probe struct {
-			c      int64
-			rounds int
+			c     int64
+			round int
 		}
-		probes := []probe{{lo, rounds}, {capacity, rounds}}
-		if len(rungs) > 0 && rounds > 1 {
-			probes = append(probes, probe{rungs[rounds%len(rungs)], rounds - 1})
+		round := step - probeWarmup
+		probes := []probe{{lo, round}, {capacity, round}}
+		if len(rungs) > 0 && step > 0 {
+			probes = append(probes, probe{rungs[step%len(rungs)], round - 1})
 		}
 		for _, pr := range probes {
 			if pr.c < lo {
 				continue
 			}
 			st.Decisions++
-			switch e.decideAll(ctx, pr.c, true, pr.rounds, st) {
+			switch e.decideAll(ctx, pr.c, true, pr.round, 1, st) {
 			case Feasible:
 				return Feasible
 			case Infeasible:
@@ -217,6 +223,12 @@ func (e *engine) decide(ctx context.Context, capacity int64, st *Stats) Status {
 		}
 	}
 }
+
+// probeWarmup is how many rounds with a fraction of the node limit
+// (NodeLimit/2^probeWarmup, then doubling) decide's probes take before the
+// first full round: a plan that one order finds in a few hundred nodes at
+// the capacity is not kept waiting behind full rounds at the bound.
+const probeWarmup = 4
 
 // probeSteps is the number of steps of the ladder of capacities decide
 // probes between the lower bound and the capacity.
@@ -327,7 +339,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 			total = min(total, pc/g)
 		}
 		step := time.Now()
-		status := e.decideAll(ctx, total, true, 0, &st)
+		status := e.decideAll(ctx, total, true, 0, 0, &st)
 		st.Decisions++
 		st.Steps = append(st.Steps, Step{Capacity: total * g, Status: status, Nodes: st.Nodes, Elapsed: time.Since(step)})
 		if status != Feasible {
@@ -392,7 +404,7 @@ func Minimise(ctx context.Context, p *model.Problem, incumbent *model.Plan, lowe
 		}
 		nodes0 := st.Nodes
 		t1 := time.Now()
-		status := e.decideAll(ctx, target, false, r, &st)
+		status := e.decideAll(ctx, target, false, 0, r, &st)
 		st.Decisions++
 		st.Steps = append(st.Steps, Step{Capacity: target * g, Status: status, Nodes: st.Nodes - nodes0, Elapsed: time.Since(t1)})
 		if lbProbe {

@@ -17,6 +17,8 @@ type compSolver struct {
 	orders   [][]int32
 	searcher []*searcher
 	count    []counters
+	stalled  []bool         // order k's deepest state did not grow in its last round
+	depth    []atomic.Int64 // order k's deepest state (placed items), read by every worker
 }
 
 func newCompSolver(c *comp, opt Options) *compSolver {
@@ -27,6 +29,8 @@ func newCompSolver(c *comp, opt Options) *compSolver {
 	}
 	cs.searcher = make([]*searcher, len(cs.orders))
 	cs.count = make([]counters, len(cs.orders))
+	cs.stalled = make([]bool, len(cs.orders))
+	cs.depth = make([]atomic.Int64, len(cs.orders))
 	return cs
 }
 
@@ -43,9 +47,12 @@ type decideResult struct {
 // that doubles every round; the first complete answer (a plan, or an
 // exhausted search) wins and stops the others.
 //
-// maxRounds > 0 bounds the rounds: the answer is then Unknown when no
-// order finished within them (a cheap probe).
-func (cs *compSolver) decide(ctx context.Context, capacity int64, maxRounds int) decideResult {
+// It runs the rounds from, from+1, ..., from+rounds−1 (rounds ≤ 0: no
+// bound; with a bound the answer is Unknown when no order finished within
+// them, a cheap probe). Round r
+// has the limit NodeLimit·2^r; negative rounds (Decide's first probes) have
+// a fraction of NodeLimit.
+func (cs *compSolver) decide(ctx context.Context, capacity int64, from, rounds int) decideResult {
 	c := cs.c
 	if capacity < c.maxLive || capacity < c.maxPin {
 		return decideResult{status: Infeasible, winner: "bound"}
@@ -63,7 +70,7 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64, maxRounds int)
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			for round := 0; maxRounds <= 0 || round < maxRounds; round++ {
+			for round := from; rounds <= 0 || round < from+rounds; round++ {
 				for k := w; k < len(cs.orders); k += threads {
 					if stop.Load() || ctx.Err() != nil {
 						return
@@ -74,6 +81,7 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64, maxRounds int)
 						// differ, against heavy-tailed searches.
 						cs.orders[k] = staticOrder(c, "random", uint64(cs.opt.Seed)+uint64(k)+uint64(round)<<20)
 						s = nil
+						cs.depth[k].Store(0)
 					}
 					if s == nil {
 						s = newSearcher(c, cs.orders[k], orderFlags(cs.names[k], cs.opt.flags()), &cs.count[k])
@@ -82,13 +90,16 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64, maxRounds int)
 					s.stop, s.ctx = &stop, ctx
 					s.reset(capacity)
 					s.nodes = 0
-					s.limit = base << min(round, 40)
+					s.limit = roundLimit(base, round-cs.lag(k, round))
+					d0 := s.maxPlaced
 					found := s.solve(0)
+					cs.stalled[k] = round >= 0 && s.maxPlaced == d0
+					cs.depth[k].Store(int64(s.maxPlaced))
 					if !found && s.aborted {
 						continue
 					}
 					once.Do(func() {
-						res.winner, res.rounds = cs.names[k], round+1
+						res.winner, res.rounds = cs.names[k], round-from+1
 						if found {
 							res.status = Feasible
 							res.off = append([]int64(nil), s.off...)
@@ -106,10 +117,42 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64, maxRounds int)
 	return res
 }
 
+// lagRounds is how many rounds a lagging order runs behind the others.
+const lagRounds = 8
+
+// lag is how many rounds order k runs behind in round r ≥ 1: an order whose
+// deepest state is under half the portfolio's deepest (a fresh random
+// shuffle, with no depth yet, counts as shallow), or whose deepest state did
+// not grow in its last round, gets the limit of round r−lagRounds (still
+// doubling every round, so every order's search stays complete). On I
+// (issue 44) the orders that stay shallow or stuck took most of the nodes
+// before the one that decides (TLR) reached its round.
+func (cs *compSolver) lag(k, round int) int {
+	if round <= 0 {
+		return 0
+	}
+	var deepest int64
+	for j := range cs.depth {
+		deepest = max(deepest, cs.depth[j].Load())
+	}
+	if cs.stalled[k] || 2*cs.depth[k].Load() < deepest {
+		return lagRounds
+	}
+	return 0
+}
+
 // stats moves the counters of every worker into st.
 func (cs *compSolver) stats(st *Stats) {
 	for k := range cs.count {
 		st.absorb(&cs.count[k])
 		cs.count[k] = counters{}
 	}
+}
+
+// roundLimit is the node limit of a round: base·2^round, at least 1.
+func roundLimit(base int64, round int) int64 {
+	if round < 0 {
+		return max(base>>min(-round, 62), 1)
+	}
+	return base << min(round, 40)
 }
