@@ -364,27 +364,38 @@ func (s *solver) cancelSolve() {
 	}
 }
 
-// run solves a snapshot of pr with the solver's options, as `optalloc plan`
-// calls solve.Solve.
-func (s *solver) run(pr *problem) (*result, error) {
+// begin starts the solver's one solve: a context its cancel ends (ended
+// already when the solver was cancelled), the options to solve with, and
+// end, which the solve calls when it returns. A second solve at the same
+// time is an error.
+func (s *solver) begin() (context.Context, solve.Options, func(), error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.cancel != nil {
-		s.mu.Unlock()
-		return nil, errors.New("the solver is solving already: a solver runs one solve at a time")
+		cancel()
+		return nil, solve.Options{}, nil, errors.New("the solver is solving already: a solver runs one solve at a time")
 	}
 	if s.cancelled {
 		cancel()
 	}
 	s.cancel = cancel
-	opt := s.opt
-	s.mu.Unlock()
-	defer func() {
+	return ctx, s.opt, func() {
+		cancel()
 		s.mu.Lock()
 		s.cancel = nil
 		s.mu.Unlock()
-	}()
+	}, nil
+}
+
+// run solves a snapshot of pr with the solver's options, as `optalloc plan`
+// calls solve.Solve.
+func (s *solver) run(pr *problem) (*result, error) {
+	ctx, opt, end, err := s.begin()
+	if err != nil {
+		return nil, err
+	}
+	defer end()
 	in := pr.snapshot()
 	p := in.Problem
 	if opt.Capacity > 0 && len(p.PoolList()) > 1 {

@@ -15,7 +15,6 @@ typedef const void optalloc_cbytes; // read-only bytes (const in the header)
 import "C"
 
 import (
-	"context"
 	"errors"
 	"unsafe"
 
@@ -64,24 +63,11 @@ func (s *solver) planExecuTorch(data []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s.mu.Lock()
-	if s.cancel != nil {
-		s.mu.Unlock()
-		return nil, errors.New("the solver is solving already: a solver runs one solve at a time")
+	ctx, opt, end, err := s.begin()
+	if err != nil {
+		return nil, err
 	}
-	if s.cancelled {
-		cancel()
-	}
-	s.cancel = cancel
-	opt := s.opt
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.cancel = nil
-		s.mu.Unlock()
-	}()
+	defer end()
 	opt.Capacity = 0 // bufsizes are ExecuTorch's to report, not to bound
 	r, err := optalloc.Plan(ctx, in, optalloc.Options{Options: opt})
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/optalloc/optalloc/internal/measure"
 )
 
 // Shares of the time limit counted in CPU time (issue 44 item 1).
@@ -62,6 +64,19 @@ func cpuNow() time.Duration {
 		return (*f)()
 	}
 	return processCPU()
+}
+
+// wallStart stands in for the process's start where no CPU clock is read.
+var wallStart = time.Now()
+
+// processCPU is the process's CPU time so far (user and system); where the
+// system does not tell it, the wall time since the program started times
+// the cores: shares are then counted on the wall clock, as before.
+func processCPU() time.Duration {
+	if c := measure.CPUTime(); c > 0 {
+		return c
+	}
+	return time.Since(wallStart) * cpuRate()
 }
 
 // cpuRate is the most CPU time the process can use per second of wall time

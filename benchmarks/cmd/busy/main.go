@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/optalloc/optalloc/formats"
+	"github.com/optalloc/optalloc/internal/measure"
 	"github.com/optalloc/optalloc/solve"
 )
 
@@ -56,7 +57,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "busy:", err)
 		os.Exit(1)
 	}
-	ok, err := measure(files, *runs, *limit, *threads, *load)
+	ok, err := measureFiles(files, *runs, *limit, *threads, *load)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "busy:", err)
@@ -115,9 +116,9 @@ func spin() {
 	}
 }
 
-// measure solves each file runs times and prints a table; ok is false when
+// measureFiles solves each file runs times and prints a table; ok is false when
 // a run was not proven optimal.
-func measure(files []string, runs int, limit time.Duration, threads, load int) (ok bool, err error) {
+func measureFiles(files []string, runs int, limit time.Duration, threads, load int) (ok bool, err error) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(w, "file\trun\tload\tpeak\tbound\tgap %%\tstatus\tmethod\twall s\tCPU s\tloadavg\t\n")
 	ok = true
@@ -127,9 +128,9 @@ func measure(files []string, runs int, limit time.Duration, threads, load int) (
 			return false, err
 		}
 		for run := 1; run <= runs; run++ {
-			c0, t0 := processCPU(), time.Now()
+			c0, t0 := measure.CPUTime(), time.Now()
 			res, err := solve.Solve(context.Background(), p, solve.Options{TimeLimit: limit, Threads: threads})
-			wall, cpu := time.Since(t0), processCPU()-c0
+			wall, cpu := time.Since(t0), measure.CPUTime()-c0
 			if err != nil {
 				return false, err
 			}

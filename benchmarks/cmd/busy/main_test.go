@@ -38,7 +38,7 @@ func TestMeasure(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			stop, err := startLoad(tc.load, time.Minute)
 			require.NoError(t, err)
-			ok, err := measure(tc.files, 1, 10*time.Second, 2, tc.load)
+			ok, err := measureFiles(tc.files, 1, 10*time.Second, 2, tc.load)
 			stop()
 			if tc.err {
 				require.Error(t, err)
