@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/optalloc/optalloc/formats"
+	"github.com/optalloc/optalloc/internal/jsonpos"
 	"github.com/optalloc/optalloc/model"
 )
 
@@ -240,24 +241,24 @@ func (f *File) readSpecs(data []byte, base int64, body, raw json.RawMessage, fai
 	off := base + int64(bytes.Index(body, raw))
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-		return fail(lineAt(data, off), "specs must be an array")
+		return fail(jsonpos.LineAt(data, off), "specs must be an array")
 	}
 	var js []jsonSpec
 	for dec.More() {
-		start := skipSpace(raw, dec.InputOffset())
+		start := jsonpos.SkipSpace(raw, dec.InputOffset())
 		at := off + start
 		var s jsonSpec
 		d := json.NewDecoder(bytes.NewReader(raw[start:]))
 		d.DisallowUnknownFields()
 		if err := d.Decode(&s); err != nil {
-			return fail(lineAt(data, skipSpace(data, at)), "spec %d: %s", len(js)+1, jsonMsg(err))
+			return fail(jsonpos.LineAt(data, jsonpos.SkipSpace(data, at)), "spec %d: %s", len(js)+1, jsonMsg(err))
 		}
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {
-			return fail(lineAt(data, at), "spec %d: %s", len(js)+1, jsonMsg(err))
+			return fail(jsonpos.LineAt(data, at), "spec %d: %s", len(js)+1, jsonMsg(err))
 		}
 		js = append(js, s)
-		f.Specs = append(f.Specs, Spec{Line: lineAt(data, skipSpace(data, at)), Base: -1})
+		f.Specs = append(f.Specs, Spec{Line: jsonpos.LineAt(data, jsonpos.SkipSpace(data, at)), Base: -1})
 	}
 	index := make(map[string]int, len(js))
 	for i := range js {
@@ -412,24 +413,7 @@ func jsonMsg(err error) string {
 func lineOfError(data []byte, err error) int {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return lineAt(data, se.Offset)
+		return jsonpos.LineAt(data, se.Offset)
 	}
 	return 0
-}
-
-func lineAt(data []byte, off int64) int {
-	off = max(0, min(off, int64(len(data))))
-	return bytes.Count(data[:off], []byte{'\n'}) + 1
-}
-
-func skipSpace(data []byte, off int64) int64 {
-	for off < int64(len(data)) {
-		switch data[off] {
-		case ' ', '\t', '\n', '\r', ',':
-			off++
-		default:
-			return off
-		}
-	}
-	return off
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/optalloc/optalloc/internal/jsonpos"
 	"github.com/optalloc/optalloc/model"
 )
 
@@ -68,7 +69,7 @@ func Read(r io.Reader, name string) (*model.Problem, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	lines := &lineCounter{data: data, line: 1}
 	fail := func(off int64, format string, args ...any) error {
-		return &model.InputError{File: name, Line: lineAt(data, off), Msg: fmt.Sprintf(format, args...)}
+		return &model.InputError{File: name, Line: jsonpos.LineAt(data, off), Msg: fmt.Sprintf(format, args...)}
 	}
 	if k, off, dup := duplicateKey(data); dup {
 		// encoding/json would keep the last value silently.
@@ -115,10 +116,10 @@ func Read(r io.Reader, name string) (*model.Problem, error) {
 				}
 				raw := data[off:dec.InputOffset()] // the buffer's text
 				if err := requiredFields(raw, &jb, len(p.Buffers)+1); err != "" {
-					return nil, fail(skipSpace(data, off), "%s", err)
+					return nil, fail(jsonpos.SkipSpace(data, off), "%s", err)
 				}
 				b := jb.toBuffer()
-				b.Line = lines.at(skipSpace(data, off))
+				b.Line = lines.at(jsonpos.SkipSpace(data, off))
 				if jb.Align != nil && *jb.Align <= 0 {
 					return nil, fail(off, "buffer %q: alignment %d must be positive", jb.ID, *jb.Align)
 				}
@@ -320,31 +321,11 @@ type lineCounter struct {
 func (c *lineCounter) at(off int64) int {
 	off = min(off, int64(len(c.data)))
 	if off < c.off {
-		return lineAt(c.data, off)
+		return jsonpos.LineAt(c.data, off)
 	}
 	c.line += bytes.Count(c.data[c.off:off], []byte{'\n'})
 	c.off = off
 	return c.line
-}
-
-// lineAt returns the 1-based line of byte offset off in data.
-func lineAt(data []byte, off int64) int {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	return bytes.Count(data[:off], []byte{'\n'}) + 1
-}
-
-func skipSpace(data []byte, off int64) int64 {
-	for off < int64(len(data)) {
-		switch data[off] {
-		case ' ', '\t', '\n', '\r', ',':
-			off++
-		default:
-			return off
-		}
-	}
-	return off
 }
 
 // utf8BOM is the byte order mark some editors put at the start of a file.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/optalloc/optalloc/internal/jsonpos"
 	"github.com/optalloc/optalloc/model"
 )
 
@@ -39,13 +40,13 @@ type JSONPlan struct {
 func DecodePlan(data []byte, name string) (*JSONPlan, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if k, off, dup := duplicateKey(data); dup {
-		return nil, &model.InputError{File: name, Line: lineAt(data, int64(off)), Msg: fmt.Sprintf("plan: duplicate key %s (each key once per object)", model.Quote(k))}
+		return nil, &model.InputError{File: name, Line: jsonpos.LineAt(data, int64(off)), Msg: fmt.Sprintf("plan: duplicate key %s (each key once per object)", model.Quote(k))}
 	}
 	var jp JSONPlan
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&jp); err != nil {
-		return nil, &model.InputError{File: name, Line: lineAt(data, dec.InputOffset()), Msg: "plan: " + jsonMsg(err)}
+		return nil, &model.InputError{File: name, Line: jsonpos.LineAt(data, dec.InputOffset()), Msg: "plan: " + jsonMsg(err)}
 	}
 	return &jp, nil
 }
@@ -99,7 +100,7 @@ func WritePlan(w io.Writer, p *model.Problem, pl *model.Plan) error {
 // tells whether the plan states its peak.
 func ParsePlan(data []byte, name string) (jp *JSONPlan, peak bool, err error) {
 	if k, off, dup := duplicateKey(data); dup {
-		return nil, false, &model.InputError{File: name, Line: lineAt(data, int64(off)), Msg: fmt.Sprintf("plan: duplicate key %s (each key once per object)", model.Quote(k))}
+		return nil, false, &model.InputError{File: name, Line: jsonpos.LineAt(data, int64(off)), Msg: fmt.Sprintf("plan: duplicate key %s (each key once per object)", model.Quote(k))}
 	}
 	jp = &JSONPlan{}
 	dec := json.NewDecoder(bytes.NewReader(data))
