@@ -21,6 +21,32 @@ import (
 	"github.com/optalloc/optalloc/solve"
 )
 
+// multiOptions are the flags every multi-model plan reads.
+type multiOptions struct {
+	limit         time.Duration
+	method, out   string
+	asJSON, quiet bool
+	threads       int
+	seed          int64
+}
+
+// multiCommon reads the flags every multi-model plan reads; a negative
+// time limit or thread count is a usage error.
+func multiCommon(fs *pflag.FlagSet) (multiOptions, error) {
+	var c multiOptions
+	c.limit, _ = fs.GetDuration("time-limit")
+	c.method, _ = fs.GetString("method")
+	c.out, _ = fs.GetString("output")
+	c.asJSON, _ = fs.GetBool("json")
+	c.quiet, _ = fs.GetBool("quiet")
+	c.threads, _ = fs.GetInt("threads")
+	c.seed, _ = fs.GetInt64("seed")
+	if c.limit < 0 || c.threads < 0 {
+		return c, usageErr("--time-limit and --threads must not be negative")
+	}
+	return c, nil
+}
+
 // multiFlags declares the flags of plan with several models.
 func multiFlags(fs *pflag.FlagSet) {
 	if f := fs.Lookup("schedule"); f != nil {
@@ -106,17 +132,12 @@ func runPlanMulti(ctx context.Context, e *env, args []string) error {
 			return usageErr("several models: %s is not a .tflite model (several inputs are all .tflite models, planned on one TFLite Micro arena, or all .onnx models)", a)
 		}
 	}
-	limit, _ := fs.GetDuration("time-limit")
-	method, _ := fs.GetString("method")
-	out, _ := fs.GetString("output")
-	asJSON, _ := fs.GetBool("json")
-	quiet, _ := fs.GetBool("quiet")
-	threads, _ := fs.GetInt("threads")
-	seed, _ := fs.GetInt64("seed")
-	noScratch, _ := fs.GetBool("no-scratch")
-	if limit < 0 || threads < 0 {
-		return usageErr("--time-limit and --threads must not be negative")
+	o, err := multiCommon(fs)
+	if err != nil {
+		return err
 	}
+	limit, method, out, asJSON, quiet, threads, seed := o.limit, o.method, o.out, o.asJSON, o.quiet, o.threads, o.seed
+	noScratch, _ := fs.GetBool("no-scratch")
 	name, _ := fs.GetString("target")
 	kernels, _ := fs.GetString("kernels")
 	target, err := tflite.NewTarget(name, kernels)

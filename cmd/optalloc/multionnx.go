@@ -36,16 +36,11 @@ func runPlanMultiONNX(ctx context.Context, e *env, args []string) error {
 	if fs.Changed("no-scratch") {
 		return usageErr("--no-scratch applies to .tflite models")
 	}
-	limit, _ := fs.GetDuration("time-limit")
-	method, _ := fs.GetString("method")
-	out, _ := fs.GetString("output")
-	asJSON, _ := fs.GetBool("json")
-	quiet, _ := fs.GetBool("quiet")
-	threads, _ := fs.GetInt("threads")
-	seed, _ := fs.GetInt64("seed")
-	if limit < 0 || threads < 0 {
-		return usageErr("--time-limit and --threads must not be negative")
+	o, err := multiCommon(fs)
+	if err != nil {
+		return err
 	}
+	limit, method, out, asJSON, quiet, threads, seed := o.limit, o.method, o.out, o.asJSON, o.quiet, o.threads, o.seed
 	dims, err := dimValues(e)
 	if err != nil {
 		return err
