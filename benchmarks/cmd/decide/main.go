@@ -8,7 +8,8 @@
 // time, MiniMalloc's, their ratio and the branch-and-bound's nodes (window
 // searches included).
 //
-// Usage (from the repository root; MiniMalloc built from its sources):
+// Usage (from the repository root; MiniMalloc built from a copy SRC of its
+// sources by `benchmarks/cmd/decide/build-minimalloc.sh SRC /tmp/mm/build`):
 //
 //	go run ./benchmarks/cmd/decide -minimalloc /tmp/mm/build/minimalloc -shared ../shared/benchmarks -runs 3 -readme README.md
 //
