@@ -151,7 +151,7 @@ func (s *solver) solveMulti(ctx context.Context) (*Result, error) {
 	if err := s.solveTiers(ctx); err != nil {
 		return nil, err
 	}
-	s.timedOut, s.cancelled = ctx.Err() != nil, errors.Is(ctx.Err(), context.Canceled)
+	s.ended = ctx.Err()
 	s.finish()
 	if s.res.Plan != nil && s.res.Status != Infeasible {
 		s.res.Status = s.tierStatus
@@ -203,11 +203,9 @@ type solver struct {
 	tierStatus Status
 	// refutedBy names the engine that proved nothing fits the capacity.
 	refutedBy string
-	// timedOut is set when the context ended during the solve.
-	timedOut bool
-	// cancelled is set when the caller cancelled the context (not its
-	// deadline).
-	cancelled bool
+	// ended is the context's error when it ended during the solve:
+	// context.Canceled when the caller cancelled it, else its deadline.
+	ended error
 	// quick runs only quickPlanner (fit tests while splitting pools).
 	quick bool
 	// boundName names the starting lower bound (max-live or alignment).
@@ -280,7 +278,7 @@ func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 	if err := s.runStages(ctx, pipeline); err != nil {
 		return nil, err
 	}
-	s.timedOut, s.cancelled = ctx.Err() != nil, errors.Is(ctx.Err(), context.Canceled)
+	s.ended = ctx.Err()
 	s.finish()
 	return s.res, nil
 }
@@ -388,9 +386,9 @@ func (s *solver) finish() {
 		r.Best, r.Method = s.overPlan, s.overMethod
 		r.Derive(s.p)
 		r.Status, r.Reason = Unknown, fmt.Sprintf("the best plan found (by %s) needs %d bytes, above the capacity; no refutation was found", s.overMethod, r.Peak)
-	case r.Plan == nil && s.cancelled:
+	case r.Plan == nil && errors.Is(s.ended, context.Canceled):
 		r.Status, r.Reason = Unknown, "the solve was cancelled before a plan was found"
-	case r.Plan == nil && s.timedOut:
+	case r.Plan == nil && s.ended != nil:
 		r.Status, r.Reason = Unknown, "the time limit ran out before a plan was found"
 	case r.Plan == nil:
 		r.Status, r.Reason = Unknown, "no engine found a plan (see the engine statistics with --json)"
