@@ -80,9 +80,44 @@ func TestDecisiveFirst(t *testing.T) {
 	huge := DefaultPortfolio(hugeInstance + 1)
 	require.Equal(t, huge, decisiveFirst(huge, classesDensity))
 	sparse := decisiveFirst(huge, classesDensity-1)
-	require.Equal(t, []string{"freelist", "sweep-peak", "sweep-classes", "sweep-peak-lifetime", "sweep-end"}, sparse[:5])
+	require.Equal(t, []string{"sweep-peak", "sweep-classes", "sweep-peak-lifetime", "sweep-end", "freelist"}, sparse[:5])
 	require.ElementsMatch(t, huge, sparse)
-	require.Equal(t, huge[1], "sweep-classes", "the default list is not changed")
+	require.Equal(t, huge[0], "sweep-classes", "the default list is not changed")
 	sweepsOnly := []string{"freelist", "sweep-peak"}
 	require.Equal(t, sweepsOnly, decisiveFirst(sweepsOnly, 0))
+}
+
+// TestFirstPlanner: a solve's first plan comes from the free list up to
+// 200 000 buffers, and above from the sweep that leads the huge default
+// list for the problem (the sweeps before the free list).
+func TestFirstPlanner(t *testing.T) {
+	// n buffers, buffer i alive over [i, i+life): about life pairs of
+	// buffers alive together per buffer.
+	slide := func(n, life int) *model.Problem {
+		p := &model.Problem{Name: "slide"}
+		for i := range n {
+			p.Buffers = append(p.Buffers, model.Buffer{ID: fmt.Sprint(i), Start: int64(i), End: int64(i + life), Size: int64(64 + i%4096)})
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name    string
+		n, life int
+		want    string
+	}{
+		{"small dense", hugeInstance, classesDensity, "freelist"},
+		{"huge chain", hugeInstance + 1, 2, "sweep-peak"},
+		{"huge sparse", hugeInstance + 1, classesDensity / 4, "sweep-peak"},
+		{"huge dense", hugeInstance + 1, 2 * classesDensity, "sweep-classes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := slide(tc.n, tc.life)
+			got := FirstPlanner(p)
+			require.Equal(t, tc.want, got)
+			if Huge(tc.n) {
+				pairs := p.LiveCounts().Pairs / float64(tc.n)
+				require.Equal(t, got, decisiveFirst(DefaultPortfolio(tc.n), pairs)[0], "the huge portfolio's first planner")
+			}
+		})
+	}
 }

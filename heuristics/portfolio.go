@@ -35,7 +35,7 @@ type PortfolioOptions struct {
 	// its own. It does not apply to Planners.
 	NoSearch bool
 	// Without are planners of the default list not to run: a caller that
-	// holds their plan already (solve's first plan is freelist's). It
+	// holds their plan already (solve's first plan is FirstPlanner's). It
 	// does not apply to Planners.
 	Without []string
 	// Validated says that p has been validated by the caller (a million
@@ -74,13 +74,14 @@ const hugeInstance = 200000
 // buffers); on more than 20 000 buffers the fast ones, fastest first on
 // dense traces (freelist, the three sweeps, firstfit-peak, firstfit-size,
 // greedy-textbook, firstfit-area, greedy-lifetime, greedy-size); on more
-// than 200 000 buffers freelist (the plan at once: 1.4 s CPU on 1 000 000
-// dense random buffers), then the sweeps, the one that decides most first
-// — sweep-classes (dense random 1.00%, 1.8 s; transformer at max-live,
+// than 200 000 buffers the sweeps, the one that decides most first —
+// sweep-classes (dense random 1.00%, 1.8 s CPU; transformer at max-live,
 // 0.6 s; skip connections 6.47%, 0.8 s) and sweep-peak (1.99%, 2.9 s;
 // skip connections 6.24%, 1.0 s), in that order on dense traces only
-// (decisiveFirst), then sweep-peak-lifetime and sweep-end — then
-// firstfit-size, greedy-textbook and greedy-size (Portfolio keeps only
+// (decisiveFirst), then sweep-peak-lifetime and sweep-end — then freelist
+// (1.4 s, 4.44% on the dense random trace: it gave the first plan before
+// the sweeps did, see FirstPlanner), firstfit-size, greedy-textbook and
+// greedy-size (Portfolio keeps only
 // freelist and the sweeps where the best-fit planners would scan too many
 // pairs, see denseLimit; their share may be counted in work, see
 // PastDeadline).
@@ -104,7 +105,7 @@ const hugeInstance = 200000
 // only. Without the backward pass each takes 0.25 s.
 func DefaultPortfolio(n int) []string {
 	if n > hugeInstance {
-		return []string{"freelist", "sweep-classes", "sweep-peak", "sweep-peak-lifetime", "sweep-end", "firstfit-size", "greedy-textbook", "greedy-size"}
+		return []string{"sweep-classes", "sweep-peak", "sweep-peak-lifetime", "sweep-end", "freelist", "firstfit-size", "greedy-textbook", "greedy-size"}
 	}
 	if n > largeInstance {
 		return []string{"freelist", "sweep-peak", "sweep-peak-lifetime", "sweep-end", "firstfit-peak", "firstfit-size", "greedy-textbook", "firstfit-area", "greedy-lifetime", "greedy-size"}
@@ -367,11 +368,34 @@ func tooDense(p *model.Problem) bool {
 // in 0.8 s and the planners after it are cancelled.
 const classesDensity = 10000
 
+// decisiveSweep names the sweep that decides most on a huge problem with
+// pairsPerBuffer pairs of buffers alive together per buffer.
+func decisiveSweep(pairsPerBuffer float64) string {
+	if pairsPerBuffer >= classesDensity {
+		return "sweep-classes"
+	}
+	return "sweep-peak"
+}
+
+// FirstPlanner names the planner whose plan a solve of p should have
+// first, before anything that may take long: on more than 200 000 buffers
+// (Huge) the sweep that decides most there (sweep-classes on dense traces,
+// else sweep-peak; as cheap as the free list — 1.8 s of CPU against 1.4 s
+// on 1 000 000 dense random buffers — and far lower: 1.00% against 4.44%),
+// so that a loaded machine whose limit lets one planner end gets the
+// sweep's plan; elsewhere freelist, O(n log n) on any trace.
+func FirstPlanner(p *model.Problem) string {
+	if !Huge(len(p.Buffers)) {
+		return "freelist"
+	}
+	return decisiveSweep(p.LiveCounts().Pairs / float64(len(p.Buffers)))
+}
+
 // decisiveFirst puts sweep-peak before sweep-classes in names unless
 // pairsPerBuffer reaches classesDensity (names is the default list, where
 // sweep-classes comes first).
 func decisiveFirst(names []string, pairsPerBuffer float64) []string {
-	if pairsPerBuffer >= classesDensity {
+	if decisiveSweep(pairsPerBuffer) == "sweep-classes" {
 		return names
 	}
 	c, s := slices.Index(names, "sweep-classes"), slices.Index(names, "sweep-peak")

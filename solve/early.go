@@ -63,7 +63,7 @@ func (s *solver) cheapEngine(r *race) engine {
 		minimise: func(ctx context.Context, p *model.Problem, _ *model.Plan, lb int64, _ func(*model.Plan)) (int64, any, error) {
 			plan, name, err := heuristics.Portfolio(ctx, p, heuristics.PortfolioOptions{
 				Threads: 1, Seed: s.opt.Seed, LowerBound: lb, NoSearch: true,
-				Without: []string{firstPlanner}, Validated: true})
+				Without: []string{heuristics.FirstPlanner(p)}, Validated: true})
 			if plan == nil {
 				if err != nil && ctx.Err() == nil {
 					return lb, nil, err

@@ -78,7 +78,7 @@ func (s *solver) runHeuristics(ctx context.Context, share bool) error {
 	// portfolio's choice among equal plans stays as it was.
 	var without []string
 	if s.firstPlanned && heuristics.Huge(len(s.p.Buffers)) {
-		without = []string{firstPlanner}
+		without = []string{s.firstPlanner}
 	}
 	plan, name, err := heuristics.Portfolio(ctx, s.p, heuristics.PortfolioOptions{
 		Threads: s.opt.Threads, Seed: s.opt.Seed, LowerBound: s.res.LowerBound, Planners: names,
@@ -103,20 +103,21 @@ func (s *solver) runHeuristics(ctx context.Context, share bool) error {
 	return nil
 }
 
-// firstPlanner gives the first plan (firstPlanStage): the free-list sweep
-// is O(n log n) on any trace, where greedy-size took 8.8 s on a dense
-// transformer trace of 62 000 buffers.
-const firstPlanner = "freelist"
-
-// runFirstPlan keeps firstPlanner's plan as the first plan of the solve.
+// runFirstPlan keeps heuristics.FirstPlanner's plan as the first plan of
+// the solve: the free-list sweep, O(n log n) on any trace (greedy-size took
+// 8.8 s on a dense transformer trace of 62 000 buffers), or on millions of
+// buffers the sweep that decides most there, as cheap and far lower (the
+// sweeps before the free list: on a loaded machine whose limit lets one
+// planner end, the result is the sweep's plan, not the free list's).
 // It yields to any later plan as low as it (keep), so that the portfolio's
 // choice among equal plans is the result, as without it. An error is left
 // to the portfolio, which runs the same planner again and reports it.
 func (s *solver) runFirstPlan(ctx context.Context) error {
 	t := time.Now()
 	defer s.res.Stats.phase("first_plan", t)
+	s.firstPlanner = s.pickFirstPlanner(ctx)
 	plan, name, err := heuristics.Portfolio(ctx, s.p, heuristics.PortfolioOptions{
-		Threads: 1, Seed: s.opt.Seed, LowerBound: s.res.LowerBound, Planners: []string{firstPlanner},
+		Threads: 1, Seed: s.opt.Seed, LowerBound: s.res.LowerBound, Planners: []string{s.firstPlanner},
 		Validated: s.validated})
 	if err != nil || plan == nil {
 		return nil

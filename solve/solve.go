@@ -82,7 +82,7 @@ var Methods = []string{"auto", "heuristic", "exact", "bnb", "sat"}
 
 // Solve plans p according to opt. The returned plan has passed verify.Check.
 func Solve(ctx context.Context, p *model.Problem, opt Options) (res *Result, err error) {
-	start := time.Now()
+	start, startCPU := time.Now(), cpuNow()
 	if opt.Work > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = workContext(ctx, opt.TimeLimit)
@@ -110,7 +110,7 @@ func Solve(ctx context.Context, p *model.Problem, opt Options) (res *Result, err
 		return &Result{Status: Infeasible, Reason: why, Method: "pins", LowerBound: p.ComputeSweep().MaxLive,
 			Elapsed: time.Since(start)}, nil
 	}
-	s := &solver{p: p, opt: opt, start: start, validated: true}
+	s := &solver{p: p, opt: opt, start: start, startCPU: startCPU, validated: true}
 	if len(p.PoolList()) == 1 {
 		return s.solveSingle(ctx)
 	}
@@ -193,7 +193,9 @@ type solver struct {
 	p     *model.Problem
 	opt   Options
 	start time.Time
-	res   *Result
+	// startCPU is the process's CPU time (cpuNow) when Solve began.
+	startCPU time.Duration
+	res      *Result
 	// overCapacity is the smallest peak among plans that did not fit, and
 	// overPlan the first plan with it.
 	overCapacity int64
@@ -234,8 +236,10 @@ type solver struct {
 	// firstOnly is set while the best plan is firstPlanStage's: a later
 	// plan as low replaces it (keep).
 	firstOnly bool
-	// firstPlanned is set when firstPlanStage's planner gave a plan.
+	// firstPlanned is set when firstPlanStage's planner gave a plan;
+	// firstPlanner names that planner (heuristics.FirstPlanner).
 	firstPlanned bool
+	firstPlanner string
 	// bounded is set once boundsStage has run.
 	bounded bool
 	// early is set during the early race (early.go).
@@ -267,7 +271,7 @@ func (s *solver) newResult() *Result {
 
 // child returns a solver for a sub-problem with the same options.
 func (s *solver) child(sub *model.Problem) *solver {
-	c := &solver{p: sub, opt: s.opt, start: s.start}
+	c := &solver{p: sub, opt: s.opt, start: s.start, startCPU: s.startCPU}
 	c.opt.Progress = nil
 	return c
 }

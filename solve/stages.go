@@ -75,7 +75,7 @@ func (boundsStage) run(ctx context.Context, s *solver) error {
 	return nil
 }
 
-// firstPlanStage plans the problem with firstPlanner before any stage
+// firstPlanStage plans the problem with heuristics.FirstPlanner before any stage
 // that may take long (methods auto and exact; heuristics.go): the first
 // plan comes before any exact check. On a chain of 100 000 ops the check
 // whether SAT takes the problem (made to share the time out) ran for a
