@@ -17,7 +17,12 @@
 //	go run ./benchmarks/cmd/scale -readme docs/results.md
 //
 // With -readme the report replaces what lies between the lines
-// <!-- scale:begin --> and <!-- scale:end --> of that file.
+// <!-- scale:begin --> and <!-- scale:end --> of that file; with -summary
+// a compact table of it (gap, wall time and status per trace and size)
+// replaces what lies between <!-- scale-summary:begin --> and
+// <!-- scale-summary:end --> of another (the README):
+//
+//	go run ./benchmarks/cmd/scale -readme docs/results.md -summary README.md
 //
 // The traces: random is `gen -kind random -n N` (uniform lifetimes over 2N
 // steps, up to N/5 long: about N/20 buffers alive at once), transformer is
@@ -45,6 +50,9 @@ import (
 const (
 	begin = "<!-- scale:begin -->"
 	end   = "<!-- scale:end -->"
+	// the compact table of -summary (the README's)
+	summaryBegin = "<!-- scale-summary:begin -->"
+	summaryEnd   = "<!-- scale-summary:end -->"
 )
 
 func main() {
@@ -55,6 +63,7 @@ func main() {
 	reps := flag.Int("reps", 3, "runs of each case (the table shows medians)")
 	out := flag.String("o", "-", "output markdown file (- = stdout)")
 	readme := flag.String("readme", "", "replace the text between "+begin+" and "+end+" of this file (instead of -o)")
+	summary := flag.String("summary", "", "also replace the text between "+summaryBegin+" and "+summaryEnd+" of this file (the README) with a compact table: gap, wall time and status per trace and size")
 	prepare := flag.String("prepare", "", "internal: generate the trace TRACE,N,DIR, time its reading and print both as JSON (run in a child process, see prepareIn)")
 	flag.Parse()
 	if *prepare != "" {
@@ -74,9 +83,12 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	md, err := run(ctx, cfg)
+	rep, err := run(ctx, cfg)
 	if err == nil {
-		err = devreport.Write(md, *out, *readme, begin, end)
+		err = devreport.Write(rep.markdown(), *out, *readme, begin, end)
+	}
+	if err == nil && *summary != "" {
+		err = devreport.Write(rep.summary(*readme), "", *summary, summaryBegin, summaryEnd)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "scale:", err)
@@ -132,7 +144,7 @@ func parseConfig(sizes, traces, threads, limits string, reps int) (config, error
 
 // run builds the CLI, generates the inputs and measures; the temporary
 // folder goes in every case.
-func run(ctx context.Context, cfg config) ([]byte, error) {
+func run(ctx context.Context, cfg config) (*report, error) {
 	tmp, err := os.MkdirTemp("", "optalloc-scale-")
 	if err != nil {
 		return nil, err
@@ -179,5 +191,5 @@ func run(ctx context.Context, cfg config) ([]byte, error) {
 	rep.graph = g
 	rep.load1 = devreport.LoadAverage()
 	rep.elapsed = time.Since(rep.start)
-	return rep.markdown(), nil
+	return &rep, nil
 }

@@ -140,3 +140,27 @@ func TestMarkdownRows(t *testing.T) {
 	assert.Contains(t, md, "| random | 1000 | 2s | 1 | 1.00 | 2.00 | 2.00 | 10 | 5.00% | feasible |\n")
 	assert.Contains(t, md, "CSV reading (`formats.Load`, medians of 1): a.csv 2.00 M rows/s (1.000 s), b.csv 1.00 M rows/s (1.000 s).\n")
 }
+
+// TestSummaryRows: the README's compact table has one row per trace and
+// size, for the first time limit only, the thread counts' wall times side
+// by side and a gap or status they share written once.
+func TestSummaryRows(t *testing.T) {
+	in := input{trace: "random", buffers: 1000, maxLive: 100}
+	skips := input{trace: "skips", buffers: 1000, maxLive: 200}
+	r := report{cfg: config{reps: 3, limits: []time.Duration{time.Second, 2 * time.Second}, threads: []int{1, 2}},
+		cases: []caseResult{
+			{input: in, threads: 1, limit: time.Second, runs: []planRun{{wall: 2, peak: 110, status: "feasible"}}},
+			{input: in, threads: 2, limit: time.Second, runs: []planRun{{wall: 1.5, peak: 110, status: "feasible"}}},
+			{input: in, threads: 1, limit: 2 * time.Second, runs: []planRun{{wall: 9, peak: 105, status: "feasible"}}},
+			{input: skips, threads: 1, limit: time.Second, runs: []planRun{{wall: 3, peak: 200, status: "optimal"}}},
+			{input: skips, threads: 2, limit: time.Second, runs: []planRun{{wall: 4, peak: 210, status: "feasible"}}},
+		},
+	}
+	md := string(r.summary("docs/results.md"))
+	assert.Contains(t, md, "medians of 3 runs of `optalloc plan FILE --time-limit 1s --threads T` (the whole table: docs/results.md).\n")
+	assert.Contains(t, md, "| trace | buffers | peak vs max-live | wall (s), threads 1 / 2 | status |\n")
+	assert.Contains(t, md, "| random | 1000 | 10.00% | 2.00 / 1.50 | feasible |\n")
+	assert.Contains(t, md, "| skips | 1000 | 0.00% / 5.00% | 3.00 / 4.00 | optimal / feasible |\n")
+	assert.NotContains(t, md, "9.00", "the second time limit is not in the summary")
+	assert.NotContains(t, string(r.summary("")), "the whole table")
+}

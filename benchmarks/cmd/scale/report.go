@@ -72,6 +72,40 @@ func (r *report) markdown() []byte {
 	return b.Bytes()
 }
 
+// summary is the compact table of the report for the README: per trace
+// and size, the gap, wall time and status of each thread count, for the
+// first time limit; full names the file of the whole table ("" none).
+func (r *report) summary(full string) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "Measured %s on %s, %s; load %s at the start, %s at the end; medians of %d runs of `optalloc plan FILE --time-limit %v --threads T`",
+		r.start.UTC().Format("2006-01-02 15:04 UTC"), devreport.Machine(), devreport.Revision(),
+		orUnknown(r.load0), orUnknown(r.load1), r.cfg.reps, r.cfg.limits[0])
+	if full != "" {
+		fmt.Fprintf(&b, " (the whole table: %s)", full)
+	}
+	b.WriteString(".\n\n")
+	threads := make([]string, len(r.cfg.threads))
+	for i, t := range r.cfg.threads {
+		threads[i] = fmt.Sprint(t)
+	}
+	fmt.Fprintf(&b, "| trace | buffers | peak vs max-live | wall (s), threads %s | status |\n", strings.Join(threads, " / "))
+	b.WriteString("|---|--:|--:|--:|---|\n")
+	wall := func(c *caseResult) string {
+		return fmt.Sprintf("%.2f", median(c.field(func(p planRun) float64 { return p.wall })))
+	}
+	for i := 0; i < len(r.cases); {
+		j := i + 1
+		for j < len(r.cases) && r.cases[j].input == r.cases[i].input {
+			j++
+		}
+		row := slices.DeleteFunc(slices.Clone(r.cases[i:j]), func(c caseResult) bool { return c.limit != r.cfg.limits[0] })
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", row[0].input.trace, row[0].input.buffers,
+			once(side(row, (*caseResult).gap)), side(row, wall), once(side(row, (*caseResult).status)))
+		i = j
+	}
+	return b.Bytes()
+}
+
 // side is f of each case, joined by " / ".
 func side(row []caseResult, f func(c *caseResult) string) string {
 	v := make([]string, len(row))
