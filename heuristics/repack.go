@@ -41,7 +41,8 @@ func init() {
 // with sweep-peak's plan (docs/experiments.md). Pins stay where they are;
 // alias groups and gapped buffers are placed by their exact footprint (the
 // placer of BestFit); each pool is planned alone. Its name is
-// "sweep-repack".
+// "sweep-repack"; it is in the default portfolio of 20 001 – 200 000
+// buffers (DefaultPortfolio).
 type Repack struct {
 	// Items is the number of buffers a window is sized to hold (its time
 	// span is that many times the trace's span per buffer); 0 means 2000
