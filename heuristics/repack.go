@@ -32,10 +32,11 @@ func init() {
 //
 // On long random skip connections (benchmarks.Skips, about 300 buffers
 // alive at once) a window of 2 000 buffers has a few hundred boundary
-// buffers: 40 095 buffers 1.93% → 0.43% above max-live in 4.5 s of CPU
-// (the whole solve's 60 s: 0.56%), 3 993 buffers 0.089% → max-live; on
-// 1 000 000 buffers 6.24% → 5.98% in 10 s, 4.50% in 60 s (the plateau:
-// each window lowers its own stretch only). A window whose boundary
+// buffers: 40 095 buffers 1.93% → 0.43% above max-live in 4.8 s of CPU
+// (the whole solve's 60 s: 0.56%), 3 990 buffers 0.089% → max-live; on
+// 1 000 000 buffers 6.24% → 5.98% in 10 s, 5.13% where it stops after
+// 21 s (the plateau: each window lowers its own stretch only, and the
+// sweep's top is near 6% over the whole trace). A window whose boundary
 // buffers outnumber the ones inside is not re-planned: on dense traces
 // (tens of thousands of buffers alive at once) the pass stops at once,
 // with sweep-peak's plan (docs/experiments.md). Pins stay where they are;

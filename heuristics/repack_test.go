@@ -144,7 +144,7 @@ func TestTimeIndexMeet(t *testing.T) {
 }
 
 // TestRepackSkips: on a generated trace of long random skip connections
-// (benchmarks.Skips, 3 993 buffers) sweep-peak ends 0.089% above max-live
+// (benchmarks.Skips, 3 990 buffers) sweep-peak ends 0.089% above max-live
 // and the pass brings the plan down to max-live, the optimum.
 func TestRepackSkips(t *testing.T) {
 	p := benchmarks.Skips(1, 2, 1500)
