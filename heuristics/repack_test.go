@@ -203,7 +203,7 @@ func TestRepackCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var st RepackStats
-	repackTop(ctx, its, off, (&Repack{}).options(), &st)
+	repackTop(ctx, its, off, (&Repack{}).options(len(its)), &st)
 	assert.Equal(t, before, off)
 	want := "time limit"
 	if planPeak(its, off) <= pinFloor(its) {
