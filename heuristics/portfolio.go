@@ -397,7 +397,11 @@ func FirstPlanner(p *model.Problem) string {
 
 // decisiveFirst puts sweep-peak before sweep-classes in names unless
 // pairsPerBuffer reaches classesDensity (names is the default list, where
-// sweep-classes comes first).
+// sweep-classes comes first), with sweep-repack right after it: on sparse
+// traces the re-pack of the top windows lowers sweep-peak's plan (1 000 000
+// long random skip connections: 6.24% → 5.98% in 10 s), where the sweeps
+// after it do not; on dense ones it would plan sweep-peak again (2–3 s)
+// and stop at once (the windows meet too many boundary buffers).
 func decisiveFirst(names []string, pairsPerBuffer float64) []string {
 	if decisiveSweep(pairsPerBuffer) == "sweep-classes" {
 		return names
@@ -409,5 +413,8 @@ func decisiveFirst(names []string, pairsPerBuffer float64) []string {
 	names = slices.Clone(names)
 	copy(names[c:s], names[c+1:s+1])
 	names[s] = "sweep-classes"
+	if !slices.Contains(names, "sweep-repack") {
+		names = slices.Insert(names, c+1, "sweep-repack")
+	}
 	return names
 }

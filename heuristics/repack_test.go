@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/optalloc/optalloc/benchmarks"
 	"github.com/optalloc/optalloc/model"
@@ -211,4 +212,22 @@ func TestRepackCancelled(t *testing.T) {
 	}
 	assert.Equal(t, want, st.Stopped)
 	assert.Zero(t, st.Windows)
+}
+
+// TestReserveCheck: the pass ends checkReserve per buffer before ctx's
+// deadline, leaving the time to verify the plan it returns there; without
+// a deadline it has none.
+func TestReserveCheck(t *testing.T) {
+	dl := time.Now().Add(time.Hour)
+	ctx, cancel := context.WithDeadline(context.Background(), dl)
+	defer cancel()
+	pass, stop := reserveCheck(ctx, 1_000_000)
+	defer stop()
+	got, ok := pass.Deadline()
+	require.True(t, ok)
+	require.Equal(t, dl.Add(-400*time.Millisecond), got)
+	pass, stop = reserveCheck(context.Background(), 1_000_000)
+	defer stop()
+	_, ok = pass.Deadline()
+	require.False(t, ok)
 }
