@@ -79,3 +79,21 @@ func TestFirstUnderLoad(t *testing.T) {
 		})
 	}
 }
+
+// TestHugeFirstPlanAtBound: on millions of buffers a first plan at the
+// lower bound ends the heuristics: the portfolio, which leaves the first
+// planner out there, does not run on to another plan at the bound.
+func TestHugeFirstPlanAtBound(t *testing.T) {
+	p := &model.Problem{Name: "pairs"}
+	for i := range 200_001 { // buffer i alive with i-1 and i+1: max-live is two buffers
+		p.Buffers = append(p.Buffers, model.Buffer{ID: fmt.Sprint(i), Start: int64(i), End: int64(i + 2), Size: 64})
+	}
+	res, err := Solve(context.Background(), p, Options{Threads: 1})
+	require.NoError(t, err)
+	require.NotNil(t, res.Plan, res.Reason)
+	require.Empty(t, verify.Check(p, res.Plan))
+	assert.Equal(t, Optimal, res.Status)
+	assert.Equal(t, heuristics.FirstPlanner(p), res.Method)
+	assert.Contains(t, res.Stats.PhaseMillis, "first_plan")
+	assert.NotContains(t, res.Stats.PhaseMillis, "heuristics", "the portfolio did not run")
+}
