@@ -45,7 +45,9 @@ type decideResult struct {
 // decide runs the portfolio at the given (scaled) capacity: every worker
 // owns some static orders and runs them in turn, each with a node limit
 // that doubles every round; the first complete answer (a plan, or an
-// exhausted search) wins and stops the others.
+// exhausted search) wins and stops the others. An order's search either
+// starts afresh each turn or goes on where it paused (resume.go); paused
+// searches end with the decision.
 //
 // It runs the rounds from, from+1, ..., from+rounds−1 (rounds ≤ 0: no
 // bound; with a bound the answer is Unknown when no order finished within
@@ -65,6 +67,12 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64, from, rounds i
 	var stop atomic.Bool
 	var once sync.Once
 	res := decideResult{status: Unknown}
+	runs := make([]*runner, len(cs.orders)) // paused searches (resume.go)
+	defer func() {
+		for _, r := range runs {
+			r.kill()
+		}
+	}()
 	var wg sync.WaitGroup
 	for w := 0; w < threads; w++ {
 		wg.Add(1)
@@ -87,15 +95,36 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64, from, rounds i
 						s = newSearcher(c, cs.orders[k], orderFlags(cs.names[k], cs.opt.flags()), &cs.count[k])
 						cs.searcher[k] = s
 					}
-					s.stop, s.ctx = &stop, ctx
-					s.reset(capacity)
-					s.nodes = 0
-					s.limit = roundLimit(base, round-cs.lag(k, round))
+					limit := roundLimit(base, round-cs.lag(k, round))
 					d0 := s.maxPlaced
-					found := s.solve(0)
+					var found, paused bool
+					if cs.opt.NoContinue || cs.names[k] == "random" {
+						s.stop, s.ctx = &stop, ctx
+						s.reset(capacity)
+						s.nodes = 0
+						s.limit = limit
+						found = s.solve(0)
+					} else {
+						if runs[k] != nil && !cs.goesOn(k) {
+							runs[k].kill() // start afresh
+							runs[k] = nil
+						}
+						if runs[k] != nil {
+							limit += s.nodes // the round's limit in new nodes
+							cs.count[k].Resumed++
+						} else {
+							runs[k] = startRunner(s, capacity)
+						}
+						var done bool
+						found, done = runs[k].run(limit, &stop, ctx)
+						paused = !done
+						if done {
+							runs[k] = nil
+						}
+					}
 					cs.stalled[k] = round >= 0 && s.maxPlaced == d0
 					cs.depth[k].Store(int64(s.maxPlaced))
-					if !found && s.aborted {
+					if !found && (paused || s.aborted) {
 						continue
 					}
 					once.Do(func() {

@@ -73,15 +73,17 @@ type searcher struct {
 	unwind  int     // ≥ 0: a split that failed; unwind to it without searching
 	splits  int     // split counter (ids)
 
-	nodes, limit int64
-	checkMask    int64 // the limits are checked when nodes&checkMask == 0
-	own          int64 // nodes of this search alone, for its whole life (nodes also counts window searches and restarts each round)
-	windowWork   int64 // nodes of this search's window searches, for its whole life (st's counters are emptied after each decision)
-	maxPlaced    int   // deepest state reached (placed items), for diagnostics
-	aborted      bool
-	stop         *atomic.Bool
-	ctx          context.Context
-	st           *counters
+	nodes, limit  int64
+	checkMask     int64 // the limits are checked when nodes&checkMask == 0
+	own           int64 // nodes of this search alone, for its whole life (nodes also counts window searches and restarts each round)
+	windowWork    int64 // nodes of this search's window searches, for its whole life (st's counters are emptied after each decision)
+	maxPlaced     int   // deepest state reached (placed items), for diagnostics
+	windowRefutes int64 // states this search's window checks refuted, for its whole life
+	aborted       bool
+	pause         func() bool // at the node limit: true once the limit was raised (go on), false to stop (resume.go)
+	stop          *atomic.Bool
+	ctx           context.Context
+	st            *counters
 }
 
 type undo struct {
