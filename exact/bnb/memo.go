@@ -7,10 +7,22 @@ package bnb
 // 64-bit Zobrist hash: two different states would have to collide on all 64
 // bits for a wrong prune (Options.NoMemo turns the table off for hash-free
 // proofs).
+//
+// The table is direct-mapped: a state's slot is its key's low bits, so a
+// slot need only hold the key's high bits. While every capacity stored is
+// below the table's size (MiniMalloc's A–K: 1024 units, 1 M slots), a slot
+// is one word, the key's high bits and the capacity (packed): half the
+// memory of a key and a capacity side by side, one cache line per look-up
+// instead of two, and half the page faults of a fresh table (eight orders
+// of 16 MB each cost I 0.1 s of system time). The first larger capacity
+// widens the table to two words per slot, keeping every entry. Both forms
+// answer exactly alike.
 type memo struct {
-	keys []uint64
-	caps []int64
-	mask uint64
+	packed []uint64 // key&^mask | capacity, while every capacity stored is ≤ mask
+	keys   []uint64 // the wide form: keys and capacities
+	caps   []int64
+	mask   uint64
+	bits   uint // log2 of the size
 }
 
 // newMemo sizes the table for n items: 64n² entries, at most 1 M and at
@@ -18,22 +30,51 @@ type memo struct {
 // state per node; a refinement window of 110 buffers cleared 16 MB per
 // order for a few thousand nodes).
 func newMemo(n, limit int) *memo {
-	size := 1 << 8
+	size, bits := 1<<8, uint(8)
 	for size < 64*n*n && size < 1<<20 && (limit <= 0 || size < limit) {
 		size <<= 1
+		bits++
 	}
-	return &memo{keys: make([]uint64, size), caps: make([]int64, size), mask: uint64(size - 1)}
+	return &memo{packed: make([]uint64, size), mask: uint64(size - 1), bits: bits}
 }
 
 func (m *memo) failed(key uint64, capacity int64) bool {
 	h := key & m.mask
+	if m.packed != nil {
+		e := m.packed[h]
+		return e>>m.bits == key>>m.bits && int64(e&m.mask) >= capacity
+	}
 	return m.keys[h] == key && m.caps[h] >= capacity
 }
 
 func (m *memo) store(key uint64, capacity int64) {
+	if m.packed != nil && (capacity < 0 || uint64(capacity) > m.mask) {
+		m.widen()
+	}
 	h := key & m.mask
+	if m.packed != nil {
+		e := m.packed[h]
+		if e>>m.bits == key>>m.bits && int64(e&m.mask) >= capacity {
+			return
+		}
+		m.packed[h] = key&^m.mask | uint64(capacity)
+		return
+	}
 	if m.keys[h] == key && m.caps[h] >= capacity {
 		return
 	}
 	m.keys[h], m.caps[h] = key, capacity
+}
+
+// widen turns the packed table into the wide form, entry for entry.
+func (m *memo) widen() {
+	m.keys = make([]uint64, len(m.packed))
+	m.caps = make([]int64, len(m.packed))
+	for h, e := range m.packed {
+		if e != 0 {
+			m.keys[h] = e&^m.mask | uint64(h)
+			m.caps[h] = int64(e & m.mask)
+		}
+	}
+	m.packed = nil
 }
