@@ -25,6 +25,10 @@ type Options struct {
 	// refuted a state pauses at its node limit and goes on from there at
 	// its next turn (resume.go).
 	NoContinue bool
+	// NoLag runs every static order at the round's limit: by default an
+	// order that is shallow or stuck runs 8 rounds behind, and "random" (a
+	// fresh shuffle each round, with no depth of its own) always does.
+	NoLag bool
 	// NoProbe makes Decide search only at the given capacity, without
 	// alternating with probes at the (tighter) lower bound.
 	NoProbe bool

@@ -15,20 +15,24 @@ import (
 
 func TestGoesOn(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		refutes  int64
-		every    bool
-		wantGoOn bool
+		name          string
+		refutes       int64
+		own, windowed int64 // the search's own nodes and its window nodes
+		every         bool
+		wantGoOn      bool
 	}{
-		{"windows refuted nothing: start afresh", 0, false, false},
-		{"windows refuted a state: go on", 1, false, true},
-		{"many refutations", 40, false, true},
-		{"continueEvery (tests)", 0, true, true},
+		{"windows refuted nothing, cost much: start afresh (A's TWA)", 0, 6228, 1964, false, false},
+		{"windows refuted nothing, cost an eighth: start afresh", 0, 8000, 1000, false, false},
+		{"windows cost under an eighth: go on (I's TLR)", 0, 7875, 337, false, true},
+		{"no windows yet: go on", 0, 300, 0, false, true},
+		{"windows refuted a state: go on", 1, 6000, 6000, false, true},
+		{"many refutations", 40, 1000, 4000, false, true},
+		{"continueEvery (tests)", 0, 1000, 4000, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func(v bool) { continueEvery = v }(continueEvery)
 			continueEvery = tc.every
-			cs := &compSolver{searcher: []*searcher{{windowRefutes: tc.refutes}}}
+			cs := &compSolver{searcher: []*searcher{{windowRefutes: tc.refutes, own: tc.own, windowWork: tc.windowed}}}
 			assert.Equal(t, tc.wantGoOn, cs.goesOn(0))
 		})
 	}
