@@ -183,8 +183,10 @@ func (s *searcher) split(depth int, found *bool) bool {
 	// reaches the next start.
 	var end int32 = -1
 	groups := 0
-	for _, i := range s.byStart {
-		if s.placed[i] || s.hidden[i] {
+	n := int32(c.n)
+	for p := s.snext[n]; p != n; p = s.snext[p] {
+		i := s.byStart[p]
+		if s.hidden[i] {
 			continue
 		}
 		if c.start[i] >= end {
@@ -206,8 +208,9 @@ func (s *searcher) split(depth int, found *bool) bool {
 	g := 0
 	var bounds [2]int
 	lo := base
-	for _, i := range s.byStart {
-		if s.placed[i] || s.hidden[i] {
+	for p := s.snext[n]; p != n; p = s.snext[p] {
+		i := s.byStart[p]
+		if s.hidden[i] {
 			continue
 		}
 		if c.start[i] >= end {
