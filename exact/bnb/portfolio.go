@@ -91,11 +91,21 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64, from, rounds i
 						s = nil
 						cs.depth[k].Store(0)
 					}
+					limit := roundLimit(base, round-cs.lag(k, round))
 					if s == nil {
-						s = newSearcher(c, cs.orders[k], orderFlags(cs.names[k], cs.opt.flags()), &cs.count[k])
+						fl := orderFlags(cs.names[k], cs.opt.flags())
+						if cs.names[k] == "random" {
+							// Searched for one round only (it lags, so
+							// mostly a few hundred nodes): a table of
+							// failed states for what that round can
+							// store, not 1 M slots cleared every round.
+							if m := max(4*(limit+checkEvery), 1<<12); fl.memoMax <= 0 || int64(fl.memoMax) > m {
+								fl.memoMax = int(m)
+							}
+						}
+						s = newSearcher(c, cs.orders[k], fl, &cs.count[k])
 						cs.searcher[k] = s
 					}
-					limit := roundLimit(base, round-cs.lag(k, round))
 					d0 := s.maxPlaced
 					var found, paused bool
 					if cs.opt.NoContinue || cs.names[k] == "random" {
