@@ -84,3 +84,42 @@ func TestMemoPackedMatchesWide(t *testing.T) {
 		})
 	}
 }
+
+// TestMemoGrows: a table that starts below its full size doubles as it
+// fills, loses no entry when it does (keys in distinct slots), in the
+// packed and in the wide form, and never reports a state failed at a
+// capacity above the largest it was stored with.
+func TestMemoGrows(t *testing.T) {
+	for _, wide := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(7, 8))
+		m := newMemo(200, 0) // full size 1 M slots, starts at memoStart
+		require.Equal(t, memoStart, len(m.packed))
+		if wide {
+			m.store(rng.Uint64()|1, 1<<40) // widens
+			require.Nil(t, m.packed)
+		}
+		stored := map[uint64]int64{}
+		slots := map[uint64]bool{}
+		for len(stored) < 150000 { // enough to double twice (at 65 536 and 131 072)
+			key := rng.Uint64()
+			if slots[key&(memoStart-1)] {
+				continue // one key per slot of the first size: no collisions at any size
+			}
+			slots[key&(memoStart-1)] = true
+			c := 1 + rng.Int64N(1000)
+			m.store(key, c)
+			stored[key] = c
+		}
+		require.Equal(t, uint64(1<<20-1), m.mask, "the table must have grown to its full size")
+		for key, c := range stored {
+			require.True(t, m.failed(key, c), "wide=%v: entry lost", wide)
+			require.False(t, m.failed(key, c+1), "wide=%v: failed above the stored capacity", wide)
+		}
+		for k := 0; k < 1000; k++ {
+			key := rng.Uint64()
+			if _, ok := stored[key]; !ok {
+				require.False(t, m.failed(key, 1), "wide=%v: a state never stored", wide)
+			}
+		}
+	}
+}
