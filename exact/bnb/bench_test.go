@@ -58,7 +58,8 @@ func BenchmarkDecideMiniMalloc(b *testing.B) {
 // TestDecideMiniMallocTable prints, per instance, the median of three
 // decision times at 1048576 (OPTALLOC_LONG=1 to run; OPTALLOC_THREADS,
 // OPTALLOC_RUNS, OPTALLOC_LIMIT=60s per run, OPTALLOC_ONLY=A,B to restrict,
-// OPTALLOC_ORDERS=TWA,TRL to choose the portfolio).
+// OPTALLOC_ORDERS=TWA,TRL to choose the portfolio, OPTALLOC_NOCONTINUE=1 to
+// restart every order each round).
 func TestDecideMiniMallocTable(t *testing.T) {
 	if os.Getenv("OPTALLOC_LONG") == "" {
 		t.Skip("set OPTALLOC_LONG=1 to time the MiniMalloc instances")
@@ -70,6 +71,7 @@ func TestDecideMiniMallocTable(t *testing.T) {
 	if v := os.Getenv("OPTALLOC_ORDERS"); v != "" {
 		opt.Orders = strings.Split(v, ",")
 	}
+	opt.NoContinue = os.Getenv("OPTALLOC_NOCONTINUE") != ""
 	limit := 60 * time.Second
 	if v := os.Getenv("OPTALLOC_LIMIT"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -81,7 +83,7 @@ func TestDecideMiniMallocTable(t *testing.T) {
 		fmt.Sscan(v, &runs)
 	}
 	var total, totalCPU time.Duration
-	fmt.Printf("| instance | buffers | max-live | decision wall time (median of %d) | CPU time (all threads) | nodes | order |\n|---|---|---|---|---|---|---|\n", runs)
+	fmt.Printf("| instance | buffers | max-live | decision wall time (median of %d) | CPU time (all threads) | nodes | order | window nodes |\n|---|---|---|---|---|---|---|---|\n", runs)
 	for _, name := range miniNames {
 		if only := os.Getenv("OPTALLOC_ONLY"); only != "" && !slices.Contains(strings.Split(only, ","), name) {
 			continue
@@ -112,7 +114,7 @@ func TestDecideMiniMallocTable(t *testing.T) {
 		med := times[len(times)/2]
 		total += med
 		totalCPU += cpus[len(cpus)/2]
-		fmt.Printf("| %s | %d | %d | %.2f s | %.2f s | %d | %s |\n", name, len(p.Buffers), p.ComputeSweep().MaxLive, med.Seconds(), cpus[len(cpus)/2].Seconds(), st.Nodes, st.Winner)
+		fmt.Printf("| %s | %d | %d | %.2f s | %.2f s | %d | %s | %d |\n", name, len(p.Buffers), p.ComputeSweep().MaxLive, med.Seconds(), cpus[len(cpus)/2].Seconds(), st.Nodes, st.Winner, st.WindowNodes)
 	}
 	fmt.Printf("total wall %.2f s, CPU %.2f s\n", total.Seconds(), totalCPU.Seconds())
 }

@@ -7,11 +7,11 @@ import (
 )
 
 // checkEvery is how often (in nodes) a search looks at its limits, on
-// components below largeComp items; on larger ones it looks at every node.
-const (
-	checkEvery = 1 << 8
-	largeComp  = 1024
-)
+// components below largeComp items; on larger ones it looks at every node
+// (a variable: tests look at every node so that tiny limits bite).
+var checkEvery int64 = 1 << 8
+
+const largeComp = 1024
 
 // tick counts a node and checks the limits; it reports whether to stop.
 func (s *searcher) tick() bool {
@@ -19,11 +19,21 @@ func (s *searcher) tick() bool {
 	s.nodes++
 	s.own++
 	if s.nodes&s.checkMask == 0 {
-		if s.stop.Load() || s.ctx.Err() != nil || (s.limit > 0 && s.nodes >= s.limit) {
+		if s.stop.Load() || s.ctx.Err() != nil || s.outOfNodes() {
 			s.aborted = true
 		}
 	}
 	return s.aborted
+}
+
+// outOfNodes reports whether the search has reached its node limit and must
+// stop; a search that can pause (s.pause) waits there for a higher limit
+// instead, and stops only when it gets none.
+func (s *searcher) outOfNodes() bool {
+	if s.limit <= 0 || s.nodes < s.limit {
+		return false
+	}
+	return s.pause == nil || !s.pause()
 }
 
 // stopping reports whether the search must return without trying more:
@@ -173,8 +183,10 @@ func (s *searcher) split(depth int, found *bool) bool {
 	// reaches the next start.
 	var end int32 = -1
 	groups := 0
-	for _, i := range s.byStart {
-		if s.placed[i] || s.hidden[i] {
+	n := int32(c.n)
+	for p := s.snext[n]; p != n; p = s.snext[p] {
+		i := s.byStart[p]
+		if s.hidden[i] {
 			continue
 		}
 		if c.start[i] >= end {
@@ -196,8 +208,9 @@ func (s *searcher) split(depth int, found *bool) bool {
 	g := 0
 	var bounds [2]int
 	lo := base
-	for _, i := range s.byStart {
-		if s.placed[i] || s.hidden[i] {
+	for p := s.snext[n]; p != n; p = s.snext[p] {
+		i := s.byStart[p]
+		if s.hidden[i] {
 			continue
 		}
 		if c.start[i] >= end {

@@ -19,19 +19,31 @@ func TestLag(t *testing.T) {
 		stalled []bool
 		k       int
 		round   int
+		random  bool // order k is "random"
+		noLag   bool
 		want    int
 	}{
-		{"round 0 never lags", []int64{10, 1}, []bool{false, true}, 1, 0, 0},
-		{"warm-up rounds never lag", []int64{10, 1}, []bool{false, true}, 1, -3, 0},
-		{"deepest growing", []int64{10, 6}, []bool{false, false}, 0, 1, 0},
-		{"half the deepest is not shallow", []int64{10, 5}, []bool{false, false}, 1, 2, 0},
-		{"under half the deepest", []int64{10, 4}, []bool{false, false}, 1, 2, lagRounds},
-		{"fresh shuffle (no depth)", []int64{10, 0}, []bool{false, false}, 1, 1, lagRounds},
-		{"deepest but stalled", []int64{10, 9}, []bool{true, false}, 0, 3, lagRounds},
-		{"all at zero", []int64{0, 0}, []bool{false, false}, 0, 1, 0},
+		{"round 0 never lags", []int64{10, 1}, []bool{false, true}, 1, 0, false, false, 0},
+		{"warm-up rounds never lag", []int64{10, 1}, []bool{false, true}, 1, -3, false, false, 0},
+		{"deepest growing", []int64{10, 6}, []bool{false, false}, 0, 1, false, false, 0},
+		{"half the deepest is not shallow", []int64{10, 5}, []bool{false, false}, 1, 2, false, false, 0},
+		{"under half the deepest", []int64{10, 4}, []bool{false, false}, 1, 2, false, false, lagRounds},
+		{"fresh shuffle (no depth)", []int64{10, 0}, []bool{false, false}, 1, 1, false, false, lagRounds},
+		{"deepest but stalled", []int64{10, 9}, []bool{true, false}, 0, 3, false, false, lagRounds},
+		{"all at zero", []int64{0, 0}, []bool{false, false}, 0, 1, false, false, 0},
+		{"random lags in round 0", []int64{10, 0}, []bool{false, false}, 1, 0, true, false, lagRounds},
+		{"random lags in warm-up rounds", []int64{10, 0}, []bool{false, false}, 1, -4, true, false, lagRounds},
+		{"random lags even when deep", []int64{5, 10}, []bool{false, false}, 1, 3, true, false, lagRounds},
+		{"NoLag: shallow", []int64{10, 4}, []bool{false, false}, 1, 2, false, true, 0},
+		{"NoLag: stalled", []int64{10, 9}, []bool{true, false}, 0, 3, false, true, 0},
+		{"NoLag: random", []int64{10, 0}, []bool{false, false}, 1, 0, true, true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := &compSolver{stalled: tc.stalled, depth: make([]atomic.Int64, len(tc.depths))}
+			cs := &compSolver{stalled: tc.stalled, depth: make([]atomic.Int64, len(tc.depths)), opt: Options{NoLag: tc.noLag}}
+			cs.names = make([]string, len(tc.depths))
+			if tc.random {
+				cs.names[tc.k] = "random"
+			}
 			for j, d := range tc.depths {
 				cs.depth[j].Store(d)
 			}

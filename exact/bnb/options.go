@@ -20,6 +20,15 @@ type Options struct {
 	NoAlignStacks      bool // section inference counts aligned items at their size, not rounded up to the alignment
 	NoCanonical        bool // placements need not be non-decreasing in (offset, rank) across steps
 	NoWindows          bool // no window refutation of nodes whose subtree has grown large
+	// NoContinue makes every static order restart from scratch each round
+	// of the portfolio. By default an order whose window checks have
+	// refuted a state pauses at its node limit and goes on from there at
+	// its next turn (resume.go).
+	NoContinue bool
+	// NoLag runs every static order at the round's limit: by default an
+	// order that is shallow or stuck runs 8 rounds behind, and "random" (a
+	// fresh shuffle each round, with no depth of its own) always does.
+	NoLag bool
 	// NoProbe makes Decide search only at the given capacity, without
 	// alternating with probes at the (tighter) lower bound.
 	NoProbe bool
@@ -165,6 +174,7 @@ var pruneNames = [numPrune]string{"section", "dominance", "canonical", "memo", "
 type counters struct {
 	Nodes, Backtracks, Forced, Splits int64
 	WindowNodes                       int64 // nodes of window searches (not in Nodes)
+	Resumed                           int64 // turns where a paused search went on
 	prunes                            [numPrune]int64
 }
 
@@ -175,17 +185,20 @@ type Stats struct {
 	Forced     int64 `json:"forced"` // placements made by the unplaced shortcut
 	Splits     int64 `json:"splits"` // nodes where the unplaced items split into independent groups
 	// WindowNodes are the nodes of window refutations (not in Nodes).
-	WindowNodes int64            `json:"window_nodes,omitempty"`
-	Prunes      map[string]int64 `json:"prunes"`
-	Components  int              `json:"components"`
-	Rounds      int              `json:"rounds"`           // portfolio rounds (node limit doublings) of the last decision
-	Winner      string           `json:"winner,omitempty"` // static order that gave the last answer
-	Decisions   int              `json:"decisions"`        // capacities decided (Minimise)
-	Scale       int64            `json:"scale"`            // GCD the problem was divided by
-	Elapsed     time.Duration    `json:"elapsed_ns"`       // wall time of the call
-	Steps       []Step           `json:"steps,omitempty"`  // Minimise: one entry per capacity tried
-	Exact       bool             `json:"exact"`            // false when gaps or alias lifetimes made the model conservative
-	Note        string           `json:"note,omitempty"`   // why a proof was not claimed
+	WindowNodes int64 `json:"window_nodes,omitempty"`
+	// Resumed counts the portfolio's turns where an order's search went on
+	// from where it paused instead of starting afresh (Options.NoContinue).
+	Resumed    int64            `json:"resumed,omitempty"`
+	Prunes     map[string]int64 `json:"prunes"`
+	Components int              `json:"components"`
+	Rounds     int              `json:"rounds"`           // portfolio rounds (node limit doublings) of the last decision
+	Winner     string           `json:"winner,omitempty"` // static order that gave the last answer
+	Decisions  int              `json:"decisions"`        // capacities decided (Minimise)
+	Scale      int64            `json:"scale"`            // GCD the problem was divided by
+	Elapsed    time.Duration    `json:"elapsed_ns"`       // wall time of the call
+	Steps      []Step           `json:"steps,omitempty"`  // Minimise: one entry per capacity tried
+	Exact      bool             `json:"exact"`            // false when gaps or alias lifetimes made the model conservative
+	Note       string           `json:"note,omitempty"`   // why a proof was not claimed
 }
 
 // Step is one decision made by Minimise.
@@ -203,6 +216,7 @@ func (st *Stats) absorb(c *counters) {
 	st.Forced += c.Forced
 	st.Splits += c.Splits
 	st.WindowNodes += c.WindowNodes
+	st.Resumed += c.Resumed
 	if st.Prunes == nil {
 		st.Prunes = map[string]int64{}
 	}

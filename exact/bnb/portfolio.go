@@ -45,7 +45,9 @@ type decideResult struct {
 // decide runs the portfolio at the given (scaled) capacity: every worker
 // owns some static orders and runs them in turn, each with a node limit
 // that doubles every round; the first complete answer (a plan, or an
-// exhausted search) wins and stops the others.
+// exhausted search) wins and stops the others. An order's search either
+// starts afresh each turn or goes on where it paused (resume.go); paused
+// searches end with the decision.
 //
 // It runs the rounds from, from+1, ..., from+rounds−1 (rounds ≤ 0: no
 // bound; with a bound the answer is Unknown when no order finished within
@@ -65,6 +67,12 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64, from, rounds i
 	var stop atomic.Bool
 	var once sync.Once
 	res := decideResult{status: Unknown}
+	runs := make([]*runner, len(cs.orders)) // paused searches (resume.go)
+	defer func() {
+		for _, r := range runs {
+			r.kill()
+		}
+	}()
 	var wg sync.WaitGroup
 	for w := 0; w < threads; w++ {
 		wg.Add(1)
@@ -83,19 +91,50 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64, from, rounds i
 						s = nil
 						cs.depth[k].Store(0)
 					}
+					limit := roundLimit(base, round-cs.lag(k, round))
 					if s == nil {
-						s = newSearcher(c, cs.orders[k], orderFlags(cs.names[k], cs.opt.flags()), &cs.count[k])
+						fl := orderFlags(cs.names[k], cs.opt.flags())
+						if cs.names[k] == "random" {
+							// Searched for one round only (it lags, so
+							// mostly a few hundred nodes): a table of
+							// failed states for what that round can
+							// store, not 1 M slots cleared every round.
+							if m := max(4*(limit+checkEvery), 1<<12); fl.memoMax <= 0 || int64(fl.memoMax) > m {
+								fl.memoMax = int(m)
+							}
+						}
+						s = newSearcher(c, cs.orders[k], fl, &cs.count[k])
 						cs.searcher[k] = s
 					}
-					s.stop, s.ctx = &stop, ctx
-					s.reset(capacity)
-					s.nodes = 0
-					s.limit = roundLimit(base, round-cs.lag(k, round))
 					d0 := s.maxPlaced
-					found := s.solve(0)
+					var found, paused bool
+					if cs.opt.NoContinue || cs.names[k] == "random" {
+						s.stop, s.ctx = &stop, ctx
+						s.reset(capacity)
+						s.nodes = 0
+						s.limit = limit
+						found = s.solve(0)
+					} else {
+						if runs[k] != nil && !cs.goesOn(k) {
+							runs[k].kill() // start afresh
+							runs[k] = nil
+						}
+						if runs[k] != nil {
+							limit += s.nodes // the round's limit in new nodes
+							cs.count[k].Resumed++
+						} else {
+							runs[k] = startRunner(s, capacity)
+						}
+						var done bool
+						found, done = runs[k].run(limit, &stop, ctx)
+						paused = !done
+						if done {
+							runs[k] = nil
+						}
+					}
 					cs.stalled[k] = round >= 0 && s.maxPlaced == d0
 					cs.depth[k].Store(int64(s.maxPlaced))
-					if !found && s.aborted {
+					if !found && (paused || s.aborted) {
 						continue
 					}
 					once.Do(func() {
@@ -121,13 +160,23 @@ func (cs *compSolver) decide(ctx context.Context, capacity int64, from, rounds i
 const lagRounds = 8
 
 // lag is how many rounds order k runs behind in round r ≥ 1: an order whose
-// deepest state is under half the portfolio's deepest (a fresh random
-// shuffle, with no depth yet, counts as shallow), or whose deepest state did
-// not grow in its last round, gets the limit of round r−lagRounds (still
-// doubling every round, so every order's search stays complete). On I
-// (issue 44) the orders that stay shallow or stuck took most of the nodes
-// before the one that decides (TLR) reached its round.
+// deepest state is under half the portfolio's deepest, or whose deepest
+// state did not grow in its last round, gets the limit of round
+// r−lagRounds (still doubling every round, so every order's search stays
+// complete). On I (issue 44) the orders that stay shallow or stuck took most
+// of the nodes before the one that decides (TLR) reached its round. A fresh
+// random shuffle has no depth yet, so "random", shuffled afresh every round,
+// lags in every round, round 0 and Decide's warm-up rounds included: it
+// joins with real budgets from round lagRounds on (a diversifier for long
+// searches) instead of taking a full first round in every decision (on A–K
+// it wins none; A, D, E, I and J take 4–8k nodes fewer without it).
 func (cs *compSolver) lag(k, round int) int {
+	if cs.opt.NoLag {
+		return 0
+	}
+	if cs.names != nil && cs.names[k] == "random" {
+		return lagRounds
+	}
 	if round <= 0 {
 		return 0
 	}

@@ -68,20 +68,27 @@ type searcher struct {
 	hidden  []bool
 	active  int     // unplaced items not hidden
 	byStart []int32 // items by start rank
-	pending []group // groups waiting for the current one to be placed
-	groups  []int32 // storage of the pending groups' items
-	unwind  int     // ≥ 0: a split that failed; unwind to it without searching
-	splits  int     // split counter (ids)
+	// Unplaced items in start order, as a doubly linked list over their
+	// positions in byStart (index n is the sentinel): split walks the
+	// unplaced items only.
+	snext, sprev []int32
+	startPos     []int32 // position of each item in byStart
+	pending      []group // groups waiting for the current one to be placed
+	groups       []int32 // storage of the pending groups' items
+	unwind       int     // ≥ 0: a split that failed; unwind to it without searching
+	splits       int     // split counter (ids)
 
-	nodes, limit int64
-	checkMask    int64 // the limits are checked when nodes&checkMask == 0
-	own          int64 // nodes of this search alone, for its whole life (nodes also counts window searches and restarts each round)
-	windowWork   int64 // nodes of this search's window searches, for its whole life (st's counters are emptied after each decision)
-	maxPlaced    int   // deepest state reached (placed items), for diagnostics
-	aborted      bool
-	stop         *atomic.Bool
-	ctx          context.Context
-	st           *counters
+	nodes, limit  int64
+	checkMask     int64 // the limits are checked when nodes&checkMask == 0
+	own           int64 // nodes of this search alone, for its whole life (nodes also counts window searches and restarts each round)
+	windowWork    int64 // nodes of this search's window searches, for its whole life (st's counters are emptied after each decision)
+	maxPlaced     int   // deepest state reached (placed items), for diagnostics
+	windowRefutes int64 // states this search's window checks refuted, for its whole life
+	aborted       bool
+	pause         func() bool // at the node limit: true once the limit was raised (go on), false to stop (resume.go)
+	stop          *atomic.Bool
+	ctx           context.Context
+	st            *counters
 }
 
 type undo struct {
@@ -110,7 +117,7 @@ func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 		secSize: make([]int64, c.nsec),
 		painted: make([]uint8, c.nsec), skip: make([]int32, c.nsec+1), chain: make([]int32, n), effOf: make([]int64, n), byE: make([]int32, 0, n),
 		next: make([]int32, n+1), prev: make([]int32, n+1), cands: make([][]cand, n+1),
-		hidden: make([]bool, n), byStart: make([]int32, n),
+		hidden: make([]bool, n), byStart: make([]int32, n), snext: make([]int32, n+1), sprev: make([]int32, n+1), startPos: make([]int32, n),
 		trail: make([]undo, 0, 4*n), stack: make([]int32, 0, n), marks: make([]int, 0, n), st: st}
 	for r, it := range order {
 		s.rank[it] = int32(r)
@@ -127,6 +134,9 @@ func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 		s.byStart[i] = int32(i)
 	}
 	slices.SortStableFunc(s.byStart, func(a, b int32) int { return int(c.start[a]) - int(c.start[b]) })
+	for p, i := range s.byStart {
+		s.startPos[i] = int32(p)
+	}
 	for d := range s.cands {
 		s.cands[d] = make([]cand, 0, 8)
 	}
@@ -161,10 +171,11 @@ func (s *searcher) reset(capacity int64) {
 		copy(s.unplR, c.secLoadR)
 	}
 	clear(s.floor)
-	// List over ranks: rank r links to r+1; sentinel n.
+	// Lists over ranks and over start positions: r links to r+1; sentinel n.
 	for r := 0; r <= n; r++ {
 		s.next[r] = int32((r + 1) % (n + 1))
 		s.prev[r] = int32((r + n) % (n + 1))
+		s.snext[r], s.sprev[r] = s.next[r], s.prev[r]
 	}
 	s.trail = s.trail[:0]
 	s.stack = s.stack[:0]
@@ -204,6 +215,9 @@ func (s *searcher) place(i int32, o int64) bool {
 	r := s.rank[i]
 	s.next[s.prev[r]] = s.next[r]
 	s.prev[s.next[r]] = s.prev[r]
+	sp := s.startPos[i]
+	s.snext[s.sprev[sp]] = s.snext[sp]
+	s.sprev[s.snext[sp]] = s.sprev[sp]
 	s.stack = append(s.stack, i)
 	s.marks = append(s.marks, len(s.trail))
 	top := o + c.size[i]
@@ -282,6 +296,9 @@ func (s *searcher) unplaceLast() {
 	r := s.rank[i]
 	s.next[s.prev[r]] = r
 	s.prev[s.next[r]] = r
+	sp := s.startPos[i]
+	s.snext[s.sprev[sp]] = sp
+	s.sprev[s.snext[sp]] = sp
 	s.placed[i] = false
 	s.active++
 	if s.deg[i] == 0 {

@@ -64,6 +64,7 @@ func (s *searcher) windowCheck(start int64, next *int64) bool {
 	refuted, ran := s.windowRefuted(spent)
 	if refuted {
 		s.st.prunes[pruneWindow]++
+		s.windowRefutes++
 		return true
 	}
 	if ran {
@@ -170,7 +171,7 @@ func (s *searcher) windowInfeasible(a, b int32, budget int64) bool {
 	s.st.WindowNodes += sub.nodes
 	s.windowWork += sub.nodes
 	s.nodes += sub.nodes // the portfolio's node limits count window work too
-	if s.limit > 0 && s.nodes >= s.limit || sub.aborted && (s.stop.Load() || s.ctx.Err() != nil) {
+	if s.outOfNodes() || sub.aborted && (s.stop.Load() || s.ctx.Err() != nil) {
 		s.aborted = true // out of nodes, stopped or cancelled: stop at once
 	}
 	return !found && !sub.aborted
