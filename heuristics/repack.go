@@ -85,7 +85,7 @@ func (r *Repack) Plan(ctx context.Context, p *model.Problem) (*model.Plan, error
 		if err != nil {
 			return nil, err
 		}
-		st := RepackStats{StartPeak: planPeak(its, off)}
+		st := RepackStats{StartPeak: peakOf(its, off)}
 		pass, stop := reserveCheck(ctx, len(its))
 		defer stop()
 		repackTop(pass, its, off, r.options(len(its)), &st)
@@ -133,17 +133,6 @@ func (r *Repack) options(n int) repackOptions {
 		o.maxWindows = max(64, 4*n/o.items)
 	}
 	return o
-}
-
-// planPeak is the top of the placed items.
-func planPeak(its []item, off []int64) int64 {
-	var top int64
-	for k := range its {
-		if its[k].size > 0 {
-			top = max(top, off[k]+its[k].size)
-		}
-	}
-	return top
 }
 
 // timeIndex finds the items that meet a window of time: the items sorted
@@ -243,7 +232,7 @@ func repackTop(ctx context.Context, its []item, off []int64, o repackOptions, st
 			h = append(h, topEntry{off[k] + it.size, int32(k)})
 		}
 	}
-	st.Peak = planPeak(its, off)
+	st.Peak = peakOf(its, off)
 	if n == 0 {
 		st.Stopped = "no buffers"
 		return
@@ -253,7 +242,7 @@ func repackTop(ctx context.Context, its []item, off []int64, o repackOptions, st
 	width := max(int64(float64(last-first)*float64(o.items)/float64(n)), 1)
 	idx := newTimeIndex(its, 4*width)
 	var ws, moved []int32
-	defer func() { st.Peak = planPeak(its, off) }()
+	defer func() { st.Peak = peakOf(its, off) }()
 	for {
 		for len(h) > 0 && h[0].top != off[h[0].k]+its[h[0].k].size {
 			heap.Pop(&h) // stale

@@ -207,7 +207,7 @@ func TestRepackCancelled(t *testing.T) {
 	repackTop(ctx, its, off, (&Repack{}).options(len(its)), &st)
 	assert.Equal(t, before, off)
 	want := "time limit"
-	if planPeak(its, off) <= pinFloor(its) {
+	if peakOf(its, off) <= pinFloor(its) {
 		want = "max-live reached"
 	}
 	assert.Equal(t, want, st.Stopped)
