@@ -4,7 +4,6 @@ against the shared-objects greedy ExecuTorch uses by default, implemented here f
 
 from __future__ import annotations
 
-import math
 import random
 from pathlib import Path
 from typing import Any, Optional
@@ -15,42 +14,7 @@ import optalloc
 from optalloc import executorch as et
 
 from conftest import ROOT, SHARED
-
-
-class Spec:
-    """A TensorSpec as the algorithm sees it: nbytes, an inclusive lifetime, mem_id, realign."""
-
-    def __init__(self, nbytes: int, first: int, last: int, mem_id: Optional[int] = None) -> None:
-        self.nbytes = nbytes
-        self.lifetime = [first, last]
-        self.mem_id = mem_id
-        self.alignment = 1
-        self.mem_obj_id: Optional[int] = None
-        self.mem_offset: Optional[int] = None
-
-    def realign(self, alignment: int) -> int:
-        self.alignment = alignment
-        return self.allocated_memory
-
-    @property
-    def allocated_memory(self) -> int:
-        return math.ceil(self.nbytes / self.alignment) * self.alignment
-
-
-class StorageSpec(Spec):
-    """A newer version's spec, which may live inside another spec's bytes."""
-
-    def __init__(self, nbytes: int, first: int, last: int, mem_id: Optional[int] = None,
-                 storage_base: Optional[Spec] = None, storage_base_offset: int = 0) -> None:
-        super().__init__(nbytes, first, last, mem_id)
-        self.storage_base = storage_base
-        self.storage_base_offset = storage_base_offset
-
-
-class Graph:
-    def __init__(self, input_mem_buffer_sizes: Optional[list[int]] = None) -> None:
-        if input_mem_buffer_sizes is not None:
-            self.input_mem_buffer_sizes = input_mem_buffer_sizes
+from etspecs import Graph, Spec, StorageSpec
 
 
 def greedy_total(alignment: int, specs: list[Spec], graph: Any, extra_padding: int) -> list[int]:

@@ -9,46 +9,20 @@ import json
 import math
 import random
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import pytest
 
 from optalloc import cli
 from optalloc import executorch as et
 
-
-class Spec:
-    def __init__(self, nbytes: int, first: int, last: int, mem_id: Optional[int] = None,
-                 storage_base: Optional["Spec"] = None, storage_base_offset: int = 0) -> None:
-        self.nbytes = nbytes
-        self.lifetime = [first, last]
-        self.mem_id = mem_id
-        self.alignment = 1
-        self.storage_base = storage_base
-        self.storage_base_offset = storage_base_offset
-
-    def realign(self, alignment: int) -> int:
-        self.alignment = alignment
-        return self.allocated_memory
-
-    @property
-    def allocated_memory(self) -> int:
-        return math.ceil(self.nbytes / self.alignment) * self.alignment
-
-    def __repr__(self) -> str:
-        return f"Spec({self.nbytes}, {self.lifetime})"
+from etspecs import Graph, StorageSpec
 
 
-class Graph:
-    def __init__(self, inputs: Optional[list[int]]) -> None:
-        if inputs is not None:
-            self.input_mem_buffer_sizes = inputs
-
-
-def random_case(seed: int) -> tuple[int, int, Graph, list[Spec]]:
+def random_case(seed: int) -> tuple[int, int, Graph, list[StorageSpec]]:
     rng = random.Random(seed)
     alignment = rng.choice([1, 16, 64])
-    specs: list[Spec] = []
+    specs: list[StorageSpec] = []
     for _ in range(rng.randrange(1, 30)):
         first = rng.randrange(20)
         bases = [s for s in specs if s.storage_base is None and s.nbytes >= 2 * alignment]
@@ -57,14 +31,14 @@ def random_case(seed: int) -> tuple[int, int, Graph, list[Spec]]:
             room = base.realign(alignment)
             size = rng.randrange(0, room // 2)
             off = rng.randrange(0, room - math.ceil(size / alignment) * alignment + 1)
-            specs.append(Spec(size, first, first + rng.randrange(6), storage_base=base, storage_base_offset=off))
+            specs.append(StorageSpec(size, first, first + rng.randrange(6), storage_base=base, storage_base_offset=off))
         else:
-            specs.append(Spec(rng.randrange(0, 4000), first, first + rng.randrange(8), rng.choice([None, 1, 2, 3])))
+            specs.append(StorageSpec(rng.randrange(0, 4000), first, first + rng.randrange(8), rng.choice([None, 1, 2, 3])))
     inputs = rng.choice([None, [0, 32, 64], [0, 0, 0, 128]])
     return alignment, rng.choice([0, 16]), Graph(inputs), specs
 
 
-def specs_file(alignment: int, padding: int, graph: Graph, specs: list[Spec]) -> dict[str, Any]:
+def specs_file(alignment: int, padding: int, graph: Graph, specs: list[StorageSpec]) -> dict[str, Any]:
     """The specs as docs/formats.md describes the file, written here from the spec objects."""
     ids = {id(s): f"t{i}" for i, s in enumerate(specs)}
     out = []
@@ -97,8 +71,8 @@ def test_adapter_gives_the_go_runtimes_placements(seed: int, tmp_path: Path) -> 
 
 
 def test_input_errors_name_the_spec(tmp_path: Path) -> None:
-    base = Spec(64, 0, 3)
-    view = Spec(64, 0, 1, storage_base=base, storage_base_offset=16)
+    base = StorageSpec(64, 0, 3)
+    view = StorageSpec(64, 0, 1, storage_base=base, storage_base_offset=16)
     with pytest.raises(ValueError, match=r"spec Spec\(64, \[0, 1\]\): its 64 bytes at storage_base_offset 16"):
         et.make_planner(time_limit=1.0)(16, [base, view], Graph(None), None, 0)
     path = tmp_path / "specs.json"

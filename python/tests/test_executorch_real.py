@@ -5,7 +5,6 @@ planner passed directly, and ExecuTorch's Verifier on the specs written."""
 
 from __future__ import annotations
 
-import math
 import random
 from types import SimpleNamespace
 from typing import Any, Optional
@@ -15,38 +14,13 @@ import pytest
 from optalloc import executorch as et
 
 import etload
+from etspecs import Spec, StorageSpec
 from conftest import shared
 
 
-class Spec:
-    """A TensorSpec as ExecuTorch's planning code touches it."""
-
-    def __init__(self, nbytes: int, first: int, last: int, mem_id: Optional[int] = None) -> None:
-        self.nbytes = nbytes
-        self.lifetime = [first, last]
-        self.mem_id = mem_id
-        self.alignment = 1
-        self.mem_obj_id: Optional[int] = None
-        self.mem_offset: Optional[int] = None
-        self.inplace_base: Any = None
-
-    def realign(self, alignment: int) -> int:
-        self.alignment = alignment
-        return self.allocated_memory
-
-    @property
-    def allocated_memory(self) -> int:
-        return math.ceil(self.nbytes / self.alignment) * self.alignment
-
-    def __repr__(self) -> str:
-        return f"Spec({self.nbytes}, {self.lifetime})"
-
-
-class View(Spec):
+class View(StorageSpec):
     def __init__(self, nbytes: int, first: int, last: int, base: Spec, offset: int) -> None:
-        super().__init__(nbytes, first, last)
-        self.storage_base = base
-        self.storage_base_offset = offset
+        super().__init__(nbytes, first, last, storage_base=base, storage_base_offset=offset)
 
 
 class Graph:
