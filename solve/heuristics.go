@@ -77,7 +77,7 @@ func (s *solver) runHeuristics(ctx context.Context, share bool) error {
 	// plan is held already; below that it runs again, so that the
 	// portfolio's choice among equal plans stays as it was.
 	var without []string
-	if s.firstPlanned && heuristics.Huge(len(s.p.Buffers)) {
+	if s.firstLeftOut() {
 		without = []string{s.firstPlanner}
 	}
 	plan, name, err := heuristics.Portfolio(ctx, s.p, heuristics.PortfolioOptions{
@@ -126,6 +126,13 @@ func (s *solver) runFirstPlan(ctx context.Context) error {
 	s.firstOnly = s.res.Plan == plan
 	s.firstPlanned = true
 	return nil
+}
+
+// firstLeftOut reports whether the portfolio leaves the first plan's
+// planner out (runHeuristics): on millions of buffers its second run would
+// cost as much as the first, and its plan is held already.
+func (s *solver) firstLeftOut() bool {
+	return s.firstPlanned && heuristics.Huge(len(s.p.Buffers))
 }
 
 // held is the lowest plan the running portfolio has reported (see

@@ -1,10 +1,6 @@
 package solve
 
-import (
-	"context"
-
-	"github.com/optalloc/optalloc/heuristics"
-)
+import "context"
 
 // A stage is one step of the single-pool pipeline. It reads what the
 // stages before it handed on and hands on its own results the same way,
@@ -110,14 +106,15 @@ func (roundedStage) run(ctx context.Context, s *solver) error { return s.runRoun
 // The engines alone (methods bnb and sat) skip it, and so does a solve
 // whose best plan a stage before it (the early stack) brought to the lower
 // bound: nothing is lower. (A first plan at the bound still goes to the
-// portfolio, whose choice among equal plans is the result, except on
-// millions of buffers: there the portfolio leaves the first planner out
-// anyway, and running it on to another plan at the bound doubled the time
-// of a transformer trace of 2 000 000 buffers, 4.1 → 8.7 s.)
+// portfolio, whose choice among equal plans is the result, except where
+// the portfolio leaves the first planner out (firstLeftOut: millions of
+// buffers): there it could only plan again to the same bound, which
+// doubled the time of a transformer trace of 2 000 000 buffers, 4.1 →
+// 8.7 s.)
 type heuristicsStage struct{ share bool }
 
 func (heuristicsStage) applies(_ context.Context, s *solver) bool {
-	if s.atBound() && (!s.firstOnly || heuristics.Huge(len(s.p.Buffers))) && !s.quick {
+	if s.atBound() && (!s.firstOnly || s.firstLeftOut()) && !s.quick {
 		return false
 	}
 	return s.quick || s.opt.Method != "bnb" && s.opt.Method != "sat"
