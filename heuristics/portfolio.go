@@ -47,17 +47,6 @@ type PortfolioOptions struct {
 	// planner ends. The plan Portfolio returns may differ (ties are broken
 	// by the list order, and hints are honoured after).
 	OnPlan func(plan *model.Plan, name string)
-	// PastDeadline counts the share of the planners of a problem of more
-	// than 200 000 buffers in work (workBudget): once ctx's deadline has
-	// passed they go on until the process has spent as much CPU time as
-	// there was time left when Portfolio began, so that a loaded machine
-	// gives the same plan later rather than a worse one (on 1 000 000
-	// dense random buffers at load 5, 10 s: sweep-classes' 1.00% after
-	// 18 s instead of the free list's 4.4% at 10 s). Off by default, and
-	// solve does not set it: there ctx's deadline is the caller's time
-	// limit, a stop (solve counts its stages' shares in CPU time itself).
-	// Smaller problems are always cut at the deadline.
-	PastDeadline bool
 }
 
 // largeInstance is the number of buffers above which the default portfolio
@@ -85,8 +74,7 @@ const hugeInstance = 200000
 // the sweeps did, see FirstPlanner), firstfit-size, greedy-textbook and
 // greedy-size (Portfolio keeps only
 // freelist and the sweeps where the best-fit planners would scan too many
-// pairs, see denseLimit; their share may be counted in work, see
-// PastDeadline).
+// pairs, see denseLimit).
 // The sweeps (sweep-peak, sweep-peak-lifetime, sweep-end: PeakSweep) are
 // O(n log n) like freelist and lower: on 1 000 000 buffers, a transformer
 // trace at max-live against freelist's 0.81%, dense random 1.8% against
@@ -167,11 +155,6 @@ func Portfolio(ctx context.Context, p *model.Problem, opt PortfolioOptions) (*mo
 		}
 	}
 	outer := ctx
-	if len(p.Buffers) > hugeInstance && opt.PastDeadline {
-		var stop context.CancelFunc
-		ctx, stop = workBudget(ctx)
-		defer stop()
-	}
 	ctx = context.WithValue(ctx, validatedKey{}, p)
 	if opt.LowerBound > 0 && len(p.PoolList()) == 1 {
 		// The improving planners stop there too (withStopAt): on the
