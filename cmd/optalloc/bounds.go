@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -28,12 +29,13 @@ window (the buffers of a short stretch of time, clipped to it — every plan
 of the problem is a plan of the window — minimised by the branch-and-bound,
 or refuted by SAT above the current bound where that search did not finish);
 or sat (a SAT refutation of a window or a rounded-down relaxation).
-When the branch-and-bound finds a plan at the bound, it adds optimal=true.`,
+When the branch-and-bound finds a plan at the bound, it adds optimal=true.
+The provers run side by side; --threads N keeps the whole process on N cores.`,
 		flags: func(fs *pflag.FlagSet) {
 			fs.Bool("json", false, "print the figures as JSON on stdout")
 			fs.Bool("prove", false, "try to raise the bound: branch-and-bound refutations and window minima, SAT window/relaxation proofs")
 			fs.Duration("time-limit", 10*time.Second, "with --prove: stop after this long")
-			fs.Int("threads", 0, "with --prove: concurrent workers (0 = all cores)")
+			fs.Int("threads", 0, "with --prove: cores the proof may use (0 = all)")
 		},
 		run: runBounds,
 	})
@@ -52,6 +54,11 @@ func runBounds(ctx context.Context, e *env, args []string) error {
 		return usageErr("want exactly one INPUT (see 'optalloc help bounds')")
 	}
 	asJSON, _ := e.flags.GetBool("json")
+	limit, _ := e.flags.GetDuration("time-limit")
+	threads, _ := e.flags.GetInt("threads")
+	if limit < 0 || threads < 0 {
+		return usageErr("--time-limit and --threads must not be negative")
+	}
 	p, err := loadProblem(e, args[0])
 	if err != nil {
 		return err
@@ -59,8 +66,7 @@ func runBounds(ctx context.Context, e *env, args []string) error {
 	s := p.ComputeSweep()
 	b := boundsJSON{Buffers: len(p.Buffers), MaxLive: s.MaxLive, Components: len(s.Components), Sections: s.Sections}
 	if prove, _ := e.flags.GetBool("prove"); prove {
-		limit, _ := e.flags.GetDuration("time-limit")
-		threads, _ := e.flags.GetInt("threads")
+		defer onCores(threads)()
 		if b.Proof, err = solve.ProveBound(ctx, p, solve.Options{TimeLimit: limit, Threads: threads}); err != nil {
 			return err
 		}
@@ -77,4 +83,17 @@ func runBounds(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "\nproof: %s\n", b.Proof.Detail)
 	}
 	return nil
+}
+
+// onCores keeps the process on n cores (n > 0) until the returned function
+// restores the previous setting. bounds --prove runs its provers (SAT, the
+// branch-and-bound climb, the windows) side by side, each with its own
+// goroutines, so the engines' Threads alone does not hold the process to n
+// cores: with --threads 1 it used about 1.75.
+func onCores(n int) func() {
+	if n <= 0 {
+		return func() {}
+	}
+	prev := runtime.GOMAXPROCS(n)
+	return func() { runtime.GOMAXPROCS(prev) }
 }
