@@ -39,10 +39,19 @@ var fitTest = []stage{boundsStage{}, heuristicsStage{}}
 // runStages runs the stages that apply, in order.
 func (s *solver) runStages(ctx context.Context, stages []stage) error {
 	for _, st := range stages {
-		if !st.applies(ctx, s) {
+		// On large problems each stage ends early enough for the check
+		// and the output that follow it (finish.go).
+		sctx, cancel := s.stageContext(ctx)
+		if !st.applies(sctx, s) {
+			cancel()
 			continue
 		}
-		if err := st.run(ctx, s); err != nil {
+		err := st.run(sctx, s)
+		if sctx.Err() != nil && ctx.Err() == nil {
+			s.reserveCut = true
+		}
+		cancel()
+		if err != nil {
 			return err
 		}
 	}
