@@ -1,11 +1,5 @@
 package bnb
 
-import (
-	"cmp"
-	"math/bits"
-	"slices"
-)
-
 // checkEvery is how often (in nodes) a search looks at its limits, on
 // components below largeComp items; on larger ones it looks at every node
 // (a variable: tests look at every node so that tiny limits bite).
@@ -283,7 +277,11 @@ func (s *searcher) branch(depth int) bool {
 // candidates returns the canonical, undominated candidates for the next
 // placement in the order branch tries them (in s.cands[depth]), or false
 // when the node is pruned: a pinned item can no longer come in canonical
-// order, dominance, or the section bounds.
+// order, dominance, or the section bounds. Pass 1 also files every item's
+// lowest possible offset for sectionBounds (one walk over the unplaced
+// items instead of two; issue 44): the items that canonical order keeps
+// off their minimum offset wait in s.deferred, as theirs depends on the
+// smallest unplaced size.
 func (s *searcher) candidates(depth int) ([]cand, bool) {
 	c := s.c
 	n := int32(c.n)
@@ -291,36 +289,75 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 	min1, min2 := inf, inf
 	min1It := int32(-1)
 	gmin := inf // smallest unplaced size
-	// Pass 1: dominance bounds and dead states.
+	secs := s.fl.sections
+	buckets := secs && s.useBuckets()
+	lastOff, lastRank := s.lastOff, s.lastRank
+	f := filed{lowE: s.capacity + 1, highE: -1}
+	s.byE = s.byE[:0]
+	s.deferred = s.deferred[:0]
+	// Pass 1: dominance bounds, dead states, and the items filed by their
+	// lowest possible offset.
 	for r := s.next[n]; r != n; r = s.next[r] {
 		i := s.byRank[r]
 		if s.hidden[i] {
 			continue
 		}
-		gmin = min(gmin, c.size[i])
-		if p := c.pin[i]; p >= 0 {
-			if p < s.lastOff || (p == s.lastOff && r < s.lastRank) {
+		sz := c.size[i]
+		gmin = min(gmin, sz)
+		e := c.pin[i]
+		if e >= 0 {
+			if e < lastOff || (e == lastOff && r < lastRank) {
 				// A pinned item can no longer come in canonical order.
 				s.st.prunes[pruneCanonical]++
+				s.unfile(buckets, f)
 				return nil, false
 			}
-			continue
-		}
-		if e := s.minOff[i] + c.size[i]; e < min2 {
-			if e < min1 {
-				min1, min2, min1It = e, min1, i
-			} else {
-				min2 = e
+		} else {
+			e = s.minOff[i]
+			if t := e + sz; t < min2 {
+				if t < min1 {
+					min1, min2, min1It = t, min1, i
+				} else {
+					min2 = t
+				}
+			}
+			if e < lastOff || (e == lastOff && r < lastRank) {
+				if secs {
+					s.deferred = append(s.deferred, i)
+				}
+				continue
 			}
 		}
+		if !secs {
+			continue
+		}
+		if e+sz > s.capacity {
+			f.over = true
+			continue
+		}
+		if buckets {
+			w, bit := e>>6, uint64(1)<<(e&63)
+			head := int32(-1)
+			if s.bmask[w]&bit != 0 {
+				head = s.bucket[e]
+			}
+			s.chain[i] = head
+			s.bucket[e] = i
+			s.bmask[w] |= bit
+			f.lowE, f.highE = min(f.lowE, e), max(f.highE, e)
+		} else {
+			s.effOf[i] = e
+			s.byE = append(s.byE, i)
+		}
 	}
-	if s.fl.dominance && min1 <= s.lastOff {
+	if s.fl.dominance && min1 <= lastOff {
 		// Some free item fits entirely below the last placement: it
 		// could be lowered there, so this is not a minimal packing.
 		s.st.prunes[pruneDominance]++
+		s.unfile(buckets, f)
 		return nil, false
 	}
-	if s.fl.sections && !s.sectionBounds(gmin) {
+	if secs && !s.sectionBounds(gmin, buckets, f) {
 		s.st.prunes[pruneFloor]++
 		return nil, false
 	}
@@ -384,134 +421,4 @@ func (s *searcher) value(i int32) int64 {
 		return p
 	}
 	return s.minOff[i]
-}
-
-// sectionBounds checks every section with unplaced items: they stack
-// disjointly, each at or above its lowest possible offset e (its pin, its
-// minimum offset, or, when canonical order forbids that, the last
-// placement's offset plus the smallest size of an unplaced item, or of an
-// item it conflicts with: a later placement that conflicts with it must
-// raise it). With e_k the k-th lowest e in a section and S_k the sizes of
-// the k−1 items below it, e_k + total − S_k must fit under the capacity
-// for the paintLevels lowest; so must every item's e + size. The items are
-// ordered by e (buckets, O(n + capacity), when the capacity is at most 16n
-// units; a sort, O(n log n), above), then, lowest first, each paints the
-// sections of its span that fewer than paintLevels items have painted (a
-// union-find skips the finished ones). Above 16n units this replaced an
-// O(total span) pass that took 93% of the time on bert_base (sizes with
-// GCD 1).
-func (s *searcher) sectionBounds(gmin int64) bool {
-	c := s.c
-	n := int32(c.n)
-	buckets := s.capacity <= 16*int64(c.n)+1024
-	if buckets && int64(len(s.bucket)) < s.capacity+1 {
-		s.bucket = make([]int32, s.capacity+1)
-		for k := range s.bucket {
-			s.bucket[k] = -1
-		}
-		s.bmask = make([]uint64, (s.capacity+64)/64)
-	}
-	lowE, highE := s.capacity+1, int64(-1)
-	s.byE = s.byE[:0]
-	for r := s.next[n]; r != n; r = s.next[r] {
-		i := s.byRank[r]
-		if s.hidden[i] {
-			continue
-		}
-		e := c.pin[i]
-		if e < 0 {
-			e = s.minOff[i]
-			if e < s.lastOff || (e == s.lastOff && r < s.lastRank) {
-				e = alignUp(s.lastOff+max(gmin, c.minConf[i]), c.align[i])
-			}
-		}
-		if e+c.size[i] > s.capacity {
-			if buckets {
-				// Clear the buckets filled so far before failing.
-				s.clearBuckets()
-			}
-			return false
-		}
-		s.effOf[i] = e
-		if buckets {
-			s.chain[i] = s.bucket[e]
-			s.bucket[e] = i
-			s.bmask[e>>6] |= 1 << (e & 63)
-			lowE, highE = min(lowE, e), max(highE, e)
-		} else {
-			s.byE = append(s.byE, i)
-		}
-	}
-	if buckets {
-		// Only the non-empty buckets, found by their bits.
-		for w := lowE >> 6; w <= highE>>6; w++ {
-			for m := s.bmask[w]; m != 0; m &= m - 1 {
-				e := w<<6 + int64(bits.TrailingZeros64(m))
-				for j := s.bucket[e]; j >= 0; j = s.chain[j] {
-					s.byE = append(s.byE, j)
-				}
-				s.bucket[e] = -1
-			}
-			s.bmask[w] = 0
-		}
-	} else {
-		slices.SortFunc(s.byE, func(a, b int32) int { return cmp.Compare(s.effOf[a], s.effOf[b]) })
-	}
-	nsec := int32(c.nsec)
-	for sec := int32(0); sec <= nsec; sec++ {
-		s.skip[sec] = sec
-	}
-	clear(s.painted)
-	find := func(x int32) int32 {
-		r := x
-		for s.skip[r] != r {
-			r = s.skip[r]
-		}
-		for s.skip[x] != r {
-			s.skip[x], x = r, s.skip[x]
-		}
-		return r
-	}
-	clear(s.secSize)
-	if s.stacks {
-		clear(s.secSizeR)
-	}
-	for _, j := range s.byE {
-		e, sz, hi := s.effOf[j], c.size[j], c.secHi[j]
-		for sec := find(c.secLo[j]); sec < hi; sec = find(sec + 1) {
-			// Every unplaced item of the section not painted yet
-			// lies at or above e.
-			if e+s.unpl[sec]-s.secSize[sec] > s.capacity {
-				return false
-			}
-			if s.stacks {
-				// So do its aligned items, stacked with their waste.
-				if c.stackTop(e, s.unplR[sec]-s.secSizeR[sec]) > s.capacity {
-					return false
-				}
-				s.secSizeR[sec] += c.rsize[j]
-			}
-			s.secSize[sec] += sz
-			if s.painted[sec]++; s.painted[sec] == paintLevels {
-				s.skip[sec] = sec + 1
-			}
-		}
-	}
-	return true
-}
-
-// paintLevels is how many of the lowest items of a section sectionBounds
-// uses: with e_k the k-th lowest possible offset and S_k the sizes of the
-// k−1 items below, e_k + total − S_k must fit under the capacity.
-const paintLevels = 6
-
-func (s *searcher) clearBuckets() {
-	n := int32(s.c.n)
-	for r := s.next[n]; r != n; r = s.next[r] {
-		i := s.byRank[r]
-		if e := s.effOf[i]; !s.hidden[i] && e >= 0 && e < int64(len(s.bucket)) {
-			s.bucket[e] = -1
-			s.bmask[e>>6] = 0
-		}
-	}
 }

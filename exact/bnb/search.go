@@ -44,6 +44,7 @@ type searcher struct {
 	chain    []int32  // scratch: next item in the same bucket
 	effOf    []int64  // scratch: lowest possible offset of each item
 	byE      []int32  // scratch: unplaced items by lowest possible offset
+	deferred []int32  // scratch: unplaced items canonical order keeps off their minimum offset
 
 	// Unplaced items in rank order, as a doubly linked list over ranks
 	// (index n is the sentinel): removal and restore are O(1).
@@ -115,7 +116,7 @@ func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 		minOff: make([]int64, n), off: make([]int64, n), placed: make([]bool, n), deg: make([]int32, n),
 		floor: make([]int64, c.nsec), unpl: make([]int64, c.nsec), unplR: make([]int64, c.nsec), secSizeR: make([]int64, c.nsec),
 		secSize: make([]int64, c.nsec),
-		painted: make([]uint8, c.nsec), skip: make([]int32, c.nsec+1), chain: make([]int32, n), effOf: make([]int64, n), byE: make([]int32, 0, n),
+		painted: make([]uint8, c.nsec), skip: make([]int32, c.nsec+1), chain: make([]int32, n), effOf: make([]int64, n), byE: make([]int32, 0, n), deferred: make([]int32, 0, n),
 		next: make([]int32, n+1), prev: make([]int32, n+1), cands: make([][]cand, n+1),
 		hidden: make([]bool, n), byStart: make([]int32, n), snext: make([]int32, n+1), sprev: make([]int32, n+1), startPos: make([]int32, n),
 		trail: make([]undo, 0, 4*n), stack: make([]int32, 0, n), marks: make([]int, 0, n), st: st}
