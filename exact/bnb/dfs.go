@@ -178,15 +178,16 @@ func (s *searcher) split(depth int, found *bool) bool {
 	var end int32 = -1
 	groups := 0
 	n := int32(c.n)
-	for p := s.snext[n]; p != n; p = s.snext[p] {
-		i := s.byStart[p]
-		if s.hidden[i] {
+	snext, byStart, hidden, start, stop := s.snext[:n+1], s.byStart[:n], s.hidden[:n], c.start[:n], c.end[:n]
+	for p := snext[n]; p != n && groups < 2; p = snext[p] {
+		i := byStart[p]
+		if hidden[i] {
 			continue
 		}
-		if c.start[i] >= end {
+		if start[i] >= end {
 			groups++
 		}
-		end = max(end, c.end[i])
+		end = max(end, stop[i])
 	}
 	if groups < 2 {
 		return false
@@ -291,20 +292,24 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 	gmin := inf // smallest unplaced size
 	secs := s.fl.sections
 	buckets := secs && s.useBuckets()
-	lastOff, lastRank := s.lastOff, s.lastRank
-	f := filed{lowE: s.capacity + 1, highE: -1}
-	s.byE = s.byE[:0]
-	s.deferred = s.deferred[:0]
+	lastOff, lastRank, capacity := s.lastOff, s.lastRank, s.capacity
+	f := filed{lowE: capacity + 1, highE: -1}
+	// The slices in locals: the stores below would make the compiler
+	// reload every field of s at each item.
+	next, byRank, hidden, minOff := s.next[:n+1], s.byRank[:n], s.hidden[:n], s.minOff[:n]
+	size, pin := c.size[:n], c.pin[:n]
+	bucket, bmask, chain := s.bucket, s.bmask, s.chain[:n]
+	byE, deferred := s.byE[:0], s.deferred[:0]
 	// Pass 1: dominance bounds, dead states, and the items filed by their
 	// lowest possible offset.
-	for r := s.next[n]; r != n; r = s.next[r] {
-		i := s.byRank[r]
-		if s.hidden[i] {
+	for r := next[n]; r != n; r = next[r] {
+		i := byRank[r]
+		if hidden[i] {
 			continue
 		}
-		sz := c.size[i]
+		sz := size[i]
 		gmin = min(gmin, sz)
-		e := c.pin[i]
+		e := pin[i]
 		if e >= 0 {
 			if e < lastOff || (e == lastOff && r < lastRank) {
 				// A pinned item can no longer come in canonical order.
@@ -313,7 +318,7 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 				return nil, false
 			}
 		} else {
-			e = s.minOff[i]
+			e = minOff[i]
 			if t := e + sz; t < min2 {
 				if t < min1 {
 					min1, min2, min1It = t, min1, i
@@ -323,7 +328,7 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 			}
 			if e < lastOff || (e == lastOff && r < lastRank) {
 				if secs {
-					s.deferred = append(s.deferred, i)
+					deferred = append(deferred, i)
 				}
 				continue
 			}
@@ -331,25 +336,26 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 		if !secs {
 			continue
 		}
-		if e+sz > s.capacity {
+		if e+sz > capacity {
 			f.over = true
 			continue
 		}
 		if buckets {
 			w, bit := e>>6, uint64(1)<<(e&63)
 			head := int32(-1)
-			if s.bmask[w]&bit != 0 {
-				head = s.bucket[e]
+			if bmask[w]&bit != 0 {
+				head = bucket[e]
 			}
-			s.chain[i] = head
-			s.bucket[e] = i
-			s.bmask[w] |= bit
+			chain[i] = head
+			bucket[e] = i
+			bmask[w] |= bit
 			f.lowE, f.highE = min(f.lowE, e), max(f.highE, e)
 		} else {
 			s.effOf[i] = e
-			s.byE = append(s.byE, i)
+			byE = append(byE, i)
 		}
 	}
+	s.byE, s.deferred = byE, deferred
 	if s.fl.dominance && min1 <= lastOff {
 		// Some free item fits entirely below the last placement: it
 		// could be lowered there, so this is not a minimal packing.
@@ -363,22 +369,24 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 	}
 	// Pass 2: candidates in (offset, rank) order.
 	cs := s.cands[depth][:0]
-	for r := s.next[n]; r != n; r = s.next[r] {
-		i := s.byRank[r]
-		if s.hidden[i] {
+	twin, placed := s.twin[:n], s.placed[:n]
+	dominance, byOffset := s.fl.dominance, s.fl.byOffset
+	for r := next[n]; r != n; r = next[r] {
+		i := byRank[r]
+		if hidden[i] {
 			continue
 		}
-		o := s.minOff[i]
-		if p := c.pin[i]; p >= 0 {
+		o := minOff[i]
+		if p := pin[i]; p >= 0 {
 			o = p
 		}
-		if o < s.lastOff || (o == s.lastOff && r < s.lastRank) {
+		if o < lastOff || (o == lastOff && r < lastRank) {
 			continue
 		}
-		if tw := s.twin[i]; tw >= 0 && !s.placed[tw] {
+		if tw := twin[i]; tw >= 0 && !placed[tw] {
 			continue
 		}
-		if s.fl.dominance {
+		if dominance {
 			bound := min1
 			if i == min1It {
 				bound = min2
@@ -389,7 +397,7 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 		}
 		k := len(cs)
 		cs = append(cs, cand{})
-		for s.fl.byOffset && k > 0 && cs[k-1].off > o {
+		for byOffset && k > 0 && cs[k-1].off > o {
 			cs[k] = cs[k-1]
 			k--
 		}
@@ -406,8 +414,15 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 func (s *searcher) blockedRank() int32 {
 	n := int32(s.c.n)
 	b := int32(-1)
-	for r := s.next[n]; r != n && r < s.lastRank; r = s.next[r] {
-		if i := s.byRank[r]; !s.hidden[i] && s.value(i) == s.lastOff {
+	next, byRank, hidden, pin, minOff := s.next[:n+1], s.byRank[:n], s.hidden[:n], s.c.pin[:n], s.minOff[:n]
+	lastRank, lastOff := s.lastRank, s.lastOff
+	for r := next[n]; r != n && r < lastRank; r = next[r] {
+		i := byRank[r]
+		v := pin[i]
+		if v < 0 {
+			v = minOff[i]
+		}
+		if !hidden[i] && v == lastOff {
 			b = r
 		}
 	}

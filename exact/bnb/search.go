@@ -45,6 +45,11 @@ type searcher struct {
 	effOf    []int64  // scratch: lowest possible offset of each item
 	byE      []int32  // scratch: unplaced items by lowest possible offset
 	deferred []int32  // scratch: unplaced items canonical order keeps off their minimum offset
+	// The items of each section (sectionItems; nil when too many) and the
+	// section where the section bounds last failed at their first level
+	// (-1: none yet), checked first (hotFails).
+	secStart, secList []int32
+	hotSec            int32
 
 	// Unplaced items in rank order, as a doubly linked list over ranks
 	// (index n is the sentinel): removal and restore are O(1).
@@ -130,6 +135,10 @@ func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 		s.checkMask = 0
 	}
 	s.twin = twins(c, order, fl.symmetry)
+	s.hotSec = -1
+	if fl.sections {
+		s.sectionItems()
+	}
 	s.stacks = fl.alignStacks && c.unit > 0
 	for i := range s.byStart {
 		s.byStart[i] = int32(i)
@@ -221,24 +230,30 @@ func (s *searcher) place(i int32, o int64) bool {
 	s.sprev[s.snext[sp]] = s.sprev[sp]
 	s.stack = append(s.stack, i)
 	s.marks = append(s.marks, len(s.trail))
-	top := o + c.size[i]
-	if top > s.capacity {
+	sz, capacity := c.size[i], s.capacity
+	top := o + sz
+	if top > capacity {
 		ok = false
 	}
+	// The slices in locals: the stores would make the compiler reload
+	// every field of s at each step.
+	floor, unpl, trail := s.floor, s.unpl, s.trail
+	check := s.fl.sections
 	for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
-		if s.floor[sec] < top {
-			s.trail = append(s.trail, undo{-sec - 1, s.floor[sec]})
-			s.floor[sec] = top
+		if floor[sec] < top {
+			trail = append(trail, undo{-sec - 1, floor[sec]})
+			floor[sec] = top
 		}
-		s.unpl[sec] -= c.size[i]
+		unpl[sec] -= sz
 		if s.stacks {
 			s.unplR[sec] -= c.rsize[i]
 		}
-		if s.fl.sections && ok && (s.floor[sec]+s.unpl[sec] > s.capacity || s.stacks && c.stackTop(s.floor[sec], s.unplR[sec]) > s.capacity) {
+		if check && ok && (floor[sec]+unpl[sec] > capacity || s.stacks && c.stackTop(floor[sec], s.unplR[sec]) > capacity) {
 			ok = false
 			s.st.prunes[pruneSection]++
 		}
 	}
+	s.trail = trail
 	for _, u := range c.conf[i] {
 		if s.placed[u] {
 			continue
@@ -270,30 +285,35 @@ func (s *searcher) unplaceLast() {
 	mark := s.marks[len(s.marks)-1]
 	s.stack = s.stack[:len(s.stack)-1]
 	s.marks = s.marks[:len(s.marks)-1]
+	minOff, floor, hash := s.minOff, s.floor, s.hash
 	for k := len(s.trail) - 1; k >= mark; k-- {
 		e := s.trail[k]
 		if e.idx >= 0 {
-			s.hash ^= zobrist(e.idx, s.minOff[e.idx]) ^ zobrist(e.idx, e.old)
-			s.minOff[e.idx] = e.old
+			hash ^= zobrist(e.idx, minOff[e.idx]) ^ zobrist(e.idx, e.old)
+			minOff[e.idx] = e.old
 		} else {
-			s.floor[-e.idx-1] = e.old
+			floor[-e.idx-1] = e.old
 		}
 	}
+	s.hash = hash
 	s.trail = s.trail[:mark]
+	unpl, sz := s.unpl, c.size[i]
 	for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
-		s.unpl[sec] += c.size[i]
+		unpl[sec] += sz
 		if s.stacks {
 			s.unplR[sec] += c.rsize[i]
 		}
 	}
+	placed, deg, free := s.placed, s.deg, s.free
 	for _, u := range c.conf[i] {
-		if !s.placed[u] {
-			if s.deg[u] == 0 {
-				s.free--
+		if !placed[u] {
+			if deg[u] == 0 {
+				free--
 			}
-			s.deg[u]++
+			deg[u]++
 		}
 	}
+	s.free = free
 	r := s.rank[i]
 	s.next[s.prev[r]] = r
 	s.prev[s.next[r]] = r

@@ -32,7 +32,7 @@ import (
 // gives the strongest check of a section; the others' are weaker).
 func (s *searcher) sectionBounds(gmin int64, buckets bool, f filed) bool {
 	c := s.c
-	if f.over {
+	if f.over || s.hotSec >= 0 && s.hotFails(gmin) {
 		s.unfile(buckets, f)
 		return false
 	}
@@ -97,6 +97,68 @@ func (s *searcher) sectionBounds(gmin int64, buckets bool, f filed) bool {
 	return true
 }
 
+// hotFails reports whether the section where the section bounds last
+// failed on their first level fails again: the lowest e of its active
+// unplaced items plus their total above the capacity. That is the check
+// the first item to paint the section makes, so a true answer is
+// sectionBounds' own (false). On MiniMalloc's A–K nearly every failure is
+// at that first level, and on I 82% are at the same section as the last
+// one (issue 44): this skips the clearing and the painting there.
+func (s *searcher) hotFails(gmin int64) bool {
+	c := s.c
+	sec := s.hotSec
+	lo := int64(-1)
+	placed, hidden, pin, minOff, rank := s.placed, s.hidden, c.pin, s.minOff, s.rank
+	lastOff, lastRank := s.lastOff, s.lastRank
+	for _, i := range s.secList[s.secStart[sec]:s.secStart[sec+1]] {
+		if placed[i] || hidden[i] {
+			continue
+		}
+		e := pin[i]
+		if e < 0 {
+			e = minOff[i]
+			if e < lastOff || (e == lastOff && rank[i] < lastRank) {
+				e = alignUp(lastOff+max(gmin, c.minConf[i]), c.align[i])
+			}
+		}
+		if lo < 0 || e < lo {
+			lo = e
+		}
+	}
+	return lo >= 0 && lo+s.unpl[sec] > s.capacity
+}
+
+// sectionItems lists the items of each section (CSR: section k's are
+// secList[secStart[k]:secStart[k+1]]) for hotFails, when they number at
+// most 64 per item (else it leaves secStart nil and hotFails unused).
+func (s *searcher) sectionItems() {
+	c := s.c
+	total := 0
+	for i := range c.n {
+		total += int(c.secHi[i] - c.secLo[i])
+	}
+	if total > 64*c.n {
+		return
+	}
+	s.secStart = make([]int32, c.nsec+1)
+	for i := range c.n {
+		for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
+			s.secStart[sec+1]++
+		}
+	}
+	for k := range c.nsec {
+		s.secStart[k+1] += s.secStart[k]
+	}
+	s.secList = make([]int32, total)
+	fill := slices.Clone(s.secStart[:c.nsec])
+	for i := range int32(c.n) {
+		for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
+			s.secList[fill[sec]] = i
+			fill[sec]++
+		}
+	}
+}
+
 // filed describes the items candidates filed for sectionBounds: the range
 // of offsets whose buckets it used, and whether some item cannot fit
 // above its lowest possible offset (over).
@@ -132,22 +194,27 @@ func (s *searcher) unfile(buckets bool, f filed) {
 func (s *searcher) paint(j int32, e int64) bool {
 	c := s.c
 	sz, hi := c.size[j], c.secHi[j]
-	for sec := s.find(c.secLo[j]); sec < hi; sec = s.find(sec + 1) {
+	unpl, secSize, painted, skip := s.unpl, s.secSize, s.painted, s.skip
+	capacity := s.capacity
+	for sec := find(skip, c.secLo[j]); sec < hi; sec = find(skip, sec+1) {
 		// Every unplaced item of the section not painted yet lies at or
 		// above e.
-		if e+s.unpl[sec]-s.secSize[sec] > s.capacity {
+		if e+unpl[sec]-secSize[sec] > capacity {
+			if painted[sec] == 0 && s.secStart != nil {
+				s.hotSec = sec
+			}
 			return false
 		}
 		if s.stacks {
 			// So do its aligned items, stacked with their waste.
-			if c.stackTop(e, s.unplR[sec]-s.secSizeR[sec]) > s.capacity {
+			if c.stackTop(e, s.unplR[sec]-s.secSizeR[sec]) > capacity {
 				return false
 			}
 			s.secSizeR[sec] += c.rsize[j]
 		}
-		s.secSize[sec] += sz
-		if s.painted[sec]++; s.painted[sec] == paintLevels {
-			s.skip[sec] = sec + 1
+		secSize[sec] += sz
+		if painted[sec]++; painted[sec] == paintLevels {
+			skip[sec] = sec + 1
 		}
 	}
 	return true
@@ -155,13 +222,13 @@ func (s *searcher) paint(j int32, e int64) bool {
 
 // find is the first section at or after x painted fewer than paintLevels
 // times (nsec when none), with path compression.
-func (s *searcher) find(x int32) int32 {
+func find(skip []int32, x int32) int32 {
 	r := x
-	for s.skip[r] != r {
-		r = s.skip[r]
+	for skip[r] != r {
+		r = skip[r]
 	}
-	for s.skip[x] != r {
-		s.skip[x], x = r, s.skip[x]
+	for skip[x] != r {
+		skip[x], x = r, skip[x]
 	}
 	return r
 }
