@@ -279,10 +279,11 @@ func (s *searcher) branch(depth int) bool {
 // placement in the order branch tries them (in s.cands[depth]), or false
 // when the node is pruned: a pinned item can no longer come in canonical
 // order, dominance, or the section bounds. Pass 1 also files every item's
-// lowest possible offset for sectionBounds (one walk over the unplaced
-// items instead of two; issue 44): the items that canonical order keeps
-// off their minimum offset wait in s.deferred, as theirs depends on the
-// smallest unplaced size.
+// lowest possible offset in sectionBounds' buckets (one walk over the
+// unplaced items instead of two; issue 44): the items that canonical order
+// keeps off their minimum offset wait in s.deferred, as theirs depends on
+// the smallest unplaced size. Without buckets (large capacities)
+// sectionBounds walks the items itself.
 func (s *searcher) candidates(depth int) ([]cand, bool) {
 	c := s.c
 	n := int32(c.n)
@@ -293,13 +294,13 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 	secs := s.fl.sections
 	buckets := secs && s.useBuckets()
 	lastOff, lastRank, capacity := s.lastOff, s.lastRank, s.capacity
-	f := filed{lowE: capacity + 1, highE: -1}
+	over := false // some item cannot fit above its lowest possible offset
 	// The slices in locals: the stores below would make the compiler
 	// reload every field of s at each item.
 	next, byRank, hidden, minOff := s.next[:n+1], s.byRank[:n], s.hidden[:n], s.minOff[:n]
 	size, pin := c.size[:n], c.pin[:n]
 	bucket, bmask, chain := s.bucket, s.bmask, s.chain[:n]
-	byE, deferred := s.byE[:0], s.deferred[:0]
+	deferred := s.deferred[:0]
 	// Pass 1: dominance bounds, dead states, and the items filed by their
 	// lowest possible offset.
 	for r := next[n]; r != n; r = next[r] {
@@ -314,7 +315,7 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 			if e < lastOff || (e == lastOff && r < lastRank) {
 				// A pinned item can no longer come in canonical order.
 				s.st.prunes[pruneCanonical]++
-				s.unfile(buckets, f)
+				s.unfile(buckets)
 				return nil, false
 			}
 		} else {
@@ -327,43 +328,37 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 				}
 			}
 			if e < lastOff || (e == lastOff && r < lastRank) {
-				if secs {
+				if buckets {
 					deferred = append(deferred, i)
 				}
 				continue
 			}
 		}
-		if !secs {
+		if !buckets {
 			continue
 		}
 		if e+sz > capacity {
-			f.over = true
+			over = true
 			continue
 		}
-		if buckets {
-			w, bit := e>>6, uint64(1)<<(e&63)
-			head := int32(-1)
-			if bmask[w]&bit != 0 {
-				head = bucket[e]
-			}
-			chain[i] = head
-			bucket[e] = i
-			bmask[w] |= bit
-			f.lowE, f.highE = min(f.lowE, e), max(f.highE, e)
-		} else {
-			s.effOf[i] = e
-			byE = append(byE, i)
+		w, bit := e>>6, uint64(1)<<(e&63)
+		head := int32(-1)
+		if bmask[w]&bit != 0 {
+			head = bucket[e]
 		}
+		chain[i] = head
+		bucket[e] = i
+		bmask[w] |= bit
 	}
-	s.byE, s.deferred = byE, deferred
+	s.deferred = deferred
 	if s.fl.dominance && min1 <= lastOff {
 		// Some free item fits entirely below the last placement: it
 		// could be lowered there, so this is not a minimal packing.
 		s.st.prunes[pruneDominance]++
-		s.unfile(buckets, f)
+		s.unfile(buckets)
 		return nil, false
 	}
-	if secs && !s.sectionBounds(gmin, buckets, f) {
+	if secs && !s.sectionBounds(gmin, buckets, over) {
 		s.st.prunes[pruneFloor]++
 		return nil, false
 	}

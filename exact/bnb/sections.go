@@ -21,67 +21,45 @@ import (
 // O(total span) pass that took 93% of the time on bert_base (sizes with
 // GCD 1).
 //
-// candidates files the items as it walks them (f; s.byE without buckets)
-// but those in s.deferred, whose e needs gmin, the smallest unplaced size.
+// With buckets, candidates files the items as it walks them but those
+// in s.deferred, whose e needs gmin, the smallest unplaced size.
 // The buckets are read in place, lowest first, as the items paint (issue
 // 44): on MiniMalloc's I seven calls in ten fail, after painting about a
 // tenth of the unplaced items, so gathering them all in order first was
 // wasted. A bucket's head is valid only while its bit in bmask is set, so
-// nothing but the bits of the offsets used needs clearing. The answer does
+// nothing but the bits needs clearing, from the last placement's offset
+// (every e is at or above it) to the capacity. The answer does
 // not depend on the order of items with equal e (the first of them painted
 // gives the strongest check of a section; the others' are weaker).
-func (s *searcher) sectionBounds(gmin int64, buckets bool, f filed) bool {
+func (s *searcher) sectionBounds(gmin int64, buckets, over bool) bool {
 	c := s.c
-	if f.over || s.hotSec >= 0 && s.hotFails(gmin) {
-		s.unfile(buckets, f)
+	if over || s.hotSec >= 0 && s.hotFails(gmin) {
+		s.unfile(buckets)
 		return false
+	}
+	if !buckets {
+		return s.sortedBounds(gmin)
 	}
 	for _, i := range s.deferred {
 		e := alignUp(s.lastOff+max(gmin, c.minConf[i]), c.align[i])
 		if e+c.size[i] > s.capacity {
-			s.unfile(buckets, f)
+			s.unfile(buckets)
 			return false
 		}
-		if buckets {
-			w, bit := e>>6, uint64(1)<<(e&63)
-			head := int32(-1)
-			if s.bmask[w]&bit != 0 {
-				head = s.bucket[e]
-			}
-			s.chain[i] = head
-			s.bucket[e] = i
-			s.bmask[w] |= bit
-			f.lowE, f.highE = min(f.lowE, e), max(f.highE, e)
-		} else {
-			s.effOf[i] = e
-			s.byE = append(s.byE, i)
+		w, bit := e>>6, uint64(1)<<(e&63)
+		head := int32(-1)
+		if s.bmask[w]&bit != 0 {
+			head = s.bucket[e]
 		}
+		s.chain[i] = head
+		s.bucket[e] = i
+		s.bmask[w] |= bit
 	}
-	nsec := int32(c.nsec)
-	for sec := int32(0); sec <= nsec; sec++ {
-		s.skip[sec] = sec
-	}
-	clear(s.painted)
-	clear(s.secSize)
-	if s.stacks {
-		clear(s.secSizeR)
-	}
-	if !buckets {
-		slices.SortFunc(s.byE, func(a, b int32) int { return cmp.Compare(s.effOf[a], s.effOf[b]) })
-		for _, j := range s.byE {
-			if !s.paint(j, s.effOf[j]) {
-				return false
-			}
-		}
-		return true
-	}
-	if f.lowE > f.highE {
-		return true
-	}
+	s.clearPaint()
 	// Only the non-empty buckets, found by their bits, each cleared as it
 	// is read.
-	hw := f.highE >> 6
-	for w := f.lowE >> 6; w <= hw; w++ {
+	lw, hw := s.bucketWords()
+	for w := lw; w <= hw; w++ {
 		m := s.bmask[w]
 		s.bmask[w] = 0
 		for ; m != 0; m &= m - 1 {
@@ -159,14 +137,6 @@ func (s *searcher) sectionItems() {
 	}
 }
 
-// filed describes the items candidates filed for sectionBounds: the range
-// of offsets whose buckets it used, and whether some item cannot fit
-// above its lowest possible offset (over).
-type filed struct {
-	lowE, highE int64
-	over        bool
-}
-
 // useBuckets reports whether sectionBounds orders the items by buckets
 // (the capacity is at most 16n + 1024 units), making them for a larger
 // capacity than before.
@@ -181,10 +151,64 @@ func (s *searcher) useBuckets() bool {
 	return true
 }
 
+// bucketWords is the range of the words of bmask that can be in use: every
+// item filed lies at or above the last placement's offset (canonical
+// order) and below the capacity.
+func (s *searcher) bucketWords() (lo, hi int64) {
+	return s.lastOff >> 6, (s.capacity - 1) >> 6
+}
+
 // unfile empties the buckets of a node pruned before its items painted.
-func (s *searcher) unfile(buckets bool, f filed) {
-	if buckets && f.lowE <= f.highE {
-		clear(s.bmask[f.lowE>>6 : f.highE>>6+1])
+func (s *searcher) unfile(buckets bool) {
+	if lo, hi := s.bucketWords(); buckets && lo <= hi {
+		clear(s.bmask[lo : hi+1])
+	}
+}
+
+// sortedBounds is sectionBounds without buckets: every item's e, then a
+// sort.
+func (s *searcher) sortedBounds(gmin int64) bool {
+	c := s.c
+	n := int32(c.n)
+	s.byE = s.byE[:0]
+	for r := s.next[n]; r != n; r = s.next[r] {
+		i := s.byRank[r]
+		if s.hidden[i] {
+			continue
+		}
+		e := c.pin[i]
+		if e < 0 {
+			e = s.minOff[i]
+			if e < s.lastOff || (e == s.lastOff && r < s.lastRank) {
+				e = alignUp(s.lastOff+max(gmin, c.minConf[i]), c.align[i])
+			}
+		}
+		if e+c.size[i] > s.capacity {
+			return false
+		}
+		s.effOf[i] = e
+		s.byE = append(s.byE, i)
+	}
+	s.clearPaint()
+	slices.SortFunc(s.byE, func(a, b int32) int { return cmp.Compare(s.effOf[a], s.effOf[b]) })
+	for _, j := range s.byE {
+		if !s.paint(j, s.effOf[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// clearPaint prepares the painting: no section painted, none skipped.
+func (s *searcher) clearPaint() {
+	nsec := int32(s.c.nsec)
+	for sec := int32(0); sec <= nsec; sec++ {
+		s.skip[sec] = sec
+	}
+	clear(s.painted)
+	clear(s.secSize)
+	if s.stacks {
+		clear(s.secSizeR)
 	}
 }
 
