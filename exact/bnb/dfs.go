@@ -165,6 +165,7 @@ func (s *searcher) hide(items []int32, h bool) {
 				s.unplR[sec] += rs
 			}
 		}
+		s.crossing(i, !h)
 	}
 }
 
@@ -173,6 +174,9 @@ func (s *searcher) hide(items []int32, h bool) {
 // the others through nextGroup) and reports true with the outcome in found.
 func (s *searcher) split(depth int, found *bool) bool {
 	c := s.c
+	if !s.cut() {
+		return false
+	}
 	// Count the groups: in start order, a group ends where no earlier item
 	// reaches the next start.
 	var end int32 = -1
@@ -431,4 +435,40 @@ func (s *searcher) value(i int32) int64 {
 		return p
 	}
 	return s.minOff[i]
+}
+
+// crossing counts item i in (in true) or out of the section boundaries it
+// spans.
+func (s *searcher) crossing(i int32, in bool) {
+	d := int32(-1)
+	if in {
+		d = 1
+	}
+	cross := s.cross
+	for k := s.c.secLo[i] + 1; k < s.c.secHi[i]; k++ {
+		cross[k] += d
+	}
+}
+
+// cut reports whether the active unplaced items fall into two time-disjoint
+// groups or more, as split's count does, in O(sections) without walking
+// the items (issue 44: split's walk was 9% of I's instructions): a
+// boundary no active item crosses with active items on both sides. Every
+// item covers a section (a maximal clique), and two items alive together
+// share one, so no item lies on both sides of such a boundary.
+func (s *searcher) cut() bool {
+	unpl, cross := s.unpl, s.cross
+	seen, gap := false, false
+	for sec, u := range unpl {
+		if seen && cross[sec] == 0 {
+			gap = true
+		}
+		if u > 0 {
+			if gap {
+				return true
+			}
+			seen = true
+		}
+	}
+	return false
 }

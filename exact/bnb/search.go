@@ -50,6 +50,9 @@ type searcher struct {
 	// (-1: none yet), checked first (hotFails).
 	secStart, secList []int32
 	hotSec            int32
+	// cross[k]: active unplaced items across the boundary between
+	// sections k−1 and k (secLo < k < secHi); split's quick test (cut).
+	cross []int32
 
 	// Unplaced items in rank order, as a doubly linked list over ranks
 	// (index n is the sentinel): removal and restore are O(1).
@@ -121,7 +124,7 @@ func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 		minOff: make([]int64, n), off: make([]int64, n), placed: make([]bool, n), deg: make([]int32, n),
 		floor: make([]int64, c.nsec), unpl: make([]int64, c.nsec), unplR: make([]int64, c.nsec), secSizeR: make([]int64, c.nsec),
 		secSize: make([]int64, c.nsec),
-		painted: make([]uint8, c.nsec), skip: make([]int32, c.nsec+1), chain: make([]int32, n), effOf: make([]int64, n), byE: make([]int32, 0, n), deferred: make([]int32, 0, n),
+		painted: make([]uint8, c.nsec), cross: make([]int32, c.nsec+1), skip: make([]int32, c.nsec+1), chain: make([]int32, n), effOf: make([]int64, n), byE: make([]int32, 0, n), deferred: make([]int32, 0, n),
 		next: make([]int32, n+1), prev: make([]int32, n+1), cands: make([][]cand, n+1),
 		hidden: make([]bool, n), byStart: make([]int32, n), snext: make([]int32, n+1), sprev: make([]int32, n+1), startPos: make([]int32, n),
 		trail: make([]undo, 0, 4*n), stack: make([]int32, 0, n), marks: make([]int, 0, n), st: st}
@@ -181,6 +184,17 @@ func (s *searcher) reset(capacity int64) {
 		copy(s.unplR, c.secLoadR)
 	}
 	clear(s.floor)
+	// Items across each section boundary, by differences.
+	clear(s.cross)
+	for i := range n {
+		if c.secHi[i]-c.secLo[i] >= 2 {
+			s.cross[c.secLo[i]+1]++
+			s.cross[c.secHi[i]]--
+		}
+	}
+	for k := 1; k < len(s.cross); k++ {
+		s.cross[k] += s.cross[k-1]
+	}
 	// Lists over ranks and over start positions: r links to r+1; sentinel n.
 	for r := 0; r <= n; r++ {
 		s.next[r] = int32((r + 1) % (n + 1))
@@ -254,6 +268,7 @@ func (s *searcher) place(i int32, o int64) bool {
 		}
 	}
 	s.trail = trail
+	s.crossing(i, false)
 	for _, u := range c.conf[i] {
 		if s.placed[u] {
 			continue
@@ -304,6 +319,7 @@ func (s *searcher) unplaceLast() {
 			s.unplR[sec] += c.rsize[i]
 		}
 	}
+	s.crossing(i, true)
 	placed, deg, free := s.placed, s.deg, s.free
 	for _, u := range c.conf[i] {
 		if !placed[u] {

@@ -85,7 +85,10 @@ func (s *searcher) sectionBounds(gmin int64, buckets, over bool) bool {
 func (s *searcher) hotFails(gmin int64) bool {
 	c := s.c
 	sec := s.hotSec
-	lo := int64(-1)
+	// It fails when every active item's e is above room (one at or below
+	// answers at once).
+	room := s.capacity - s.unpl[sec]
+	any := false
 	placed, hidden, pin, minOff, rank := s.placed, s.hidden, c.pin, s.minOff, s.rank
 	lastOff, lastRank := s.lastOff, s.lastRank
 	for _, i := range s.secList[s.secStart[sec]:s.secStart[sec+1]] {
@@ -99,11 +102,12 @@ func (s *searcher) hotFails(gmin int64) bool {
 				e = alignUp(lastOff+max(gmin, c.minConf[i]), c.align[i])
 			}
 		}
-		if lo < 0 || e < lo {
-			lo = e
+		if e <= room {
+			return false
 		}
+		any = true
 	}
-	return lo >= 0 && lo+s.unpl[sec] > s.capacity
+	return any
 }
 
 // sectionItems lists the items of each section (CSR: section k's are

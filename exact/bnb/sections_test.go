@@ -62,15 +62,37 @@ func refSectionBounds(s *searcher) bool {
 	return true
 }
 
+// refGroups counts the time-disjoint groups of the active unplaced items
+// from their lifetimes.
+func refGroups(s *searcher) int {
+	c := s.c
+	var items []int32
+	for i := range int32(c.n) {
+		if !s.placed[i] && !s.hidden[i] {
+			items = append(items, i)
+		}
+	}
+	slices.SortFunc(items, func(a, b int32) int { return int(c.start[a] - c.start[b]) })
+	groups, end := 0, int32(-1)
+	for _, i := range items {
+		if c.start[i] >= end {
+			groups++
+		}
+		end = max(end, c.end[i])
+	}
+	return groups
+}
+
 // TestSectionBoundsMatchesReference walks random paths (random canonical
 // candidates, placed whether they fit or not, some items hidden at times)
 // on random components, small and large capacities (buckets and the
 // sort), pins and alignments, and at every node that reaches the section
 // bounds compares candidates' verdict with refSectionBounds; the buckets
-// must be empty after every call.
+// must be empty after every call. At every node split's quick test (cut)
+// must agree with the groups counted from the lifetimes.
 func TestSectionBoundsMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
-	checked, rejected, sorted := 0, 0, 0
+	checked, rejected, sorted, cuts := 0, 0, 0, 0
 	for k := 0; k < 1500; k++ {
 		ro := brute.RandomOptions{MaxSize: 1 + rng.Int64N(12)}
 		switch k % 6 {
@@ -104,6 +126,10 @@ func TestSectionBoundsMatchesReference(t *testing.T) {
 						}
 					}
 					s.hide(hid, true)
+				}
+				require.Equal(t, refGroups(s) >= 2, s.cut(), "instance %d, depth %d: cut", k, depth)
+				if s.cut() {
+					cuts++
 				}
 				want := refSectionBounds(s)
 				before := s.st.prunes
@@ -148,5 +174,6 @@ func TestSectionBoundsMatchesReference(t *testing.T) {
 	require.Greater(t, rejected, 2000)
 	require.Greater(t, checked-rejected, 5000)
 	require.Greater(t, sorted, 2000)
-	t.Logf("%d nodes checked, %d rejected by the section bounds, %d with the sort", checked, rejected, sorted)
+	require.Greater(t, cuts, 500)
+	t.Logf("%d nodes checked, %d rejected by the section bounds, %d with the sort, %d with a cut", checked, rejected, sorted, cuts)
 }
