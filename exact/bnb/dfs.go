@@ -73,10 +73,10 @@ func (s *searcher) forceFree() (int, bool) {
 	ok := true
 	for r := s.next[n]; r != n && ok; r = s.next[r] {
 		i := s.byRank[r]
-		if s.deg[i] != 0 || s.hidden[i] {
+		if s.is[i].deg != 0 || s.is[i].hidden {
 			continue
 		}
-		o := s.minOff[i]
+		o := s.is[i].minOff
 		if p := c.pin[i]; p >= 0 {
 			o = p
 		}
@@ -150,7 +150,7 @@ func (s *searcher) nextGroup(depth int) bool {
 func (s *searcher) hide(items []int32, h bool) {
 	c := s.c
 	for _, i := range items {
-		s.hidden[i] = h
+		s.is[i].hidden = h
 		sz, rs := c.size[i], c.rsize[i]
 		if h {
 			s.active--
@@ -158,7 +158,7 @@ func (s *searcher) hide(items []int32, h bool) {
 		} else {
 			s.active++
 		}
-		s.hash ^= zobrist(i, s.minOff[i])
+		s.hash ^= zobrist(i, s.is[i].minOff)
 		for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
 			s.unpl[sec] += sz
 			if s.stacks {
@@ -182,10 +182,10 @@ func (s *searcher) split(depth int, found *bool) bool {
 	var end int32 = -1
 	groups := 0
 	n := int32(c.n)
-	snext, byStart, hidden, start, stop := s.snext[:n+1], s.byStart[:n], s.hidden[:n], c.start[:n], c.end[:n]
+	snext, byStart, is, start, stop := s.snext[:n+1], s.byStart[:n], s.is[:n], c.start[:n], c.end[:n]
 	for p := snext[n]; p != n && groups < 2; p = snext[p] {
 		i := byStart[p]
-		if hidden[i] {
+		if is[i].hidden {
 			continue
 		}
 		if start[i] >= end {
@@ -209,7 +209,7 @@ func (s *searcher) split(depth int, found *bool) bool {
 	lo := base
 	for p := s.snext[n]; p != n; p = s.snext[p] {
 		i := s.byStart[p]
-		if s.hidden[i] {
+		if s.is[i].hidden {
 			continue
 		}
 		if c.start[i] >= end {
@@ -301,20 +301,20 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 	over := false // some item cannot fit above its lowest possible offset
 	// The slices in locals: the stores below would make the compiler
 	// reload every field of s at each item.
-	next, byRank, hidden, minOff := s.next[:n+1], s.byRank[:n], s.hidden[:n], s.minOff[:n]
-	size, pin := c.size[:n], c.pin[:n]
+	next, byRank, is := s.next[:n+1], s.byRank[:n], s.is[:n]
 	bucket, bmask, chain := s.bucket, s.bmask, s.chain[:n]
 	deferred := s.deferred[:0]
 	// Pass 1: dominance bounds, dead states, and the items filed by their
 	// lowest possible offset.
 	for r := next[n]; r != n; r = next[r] {
 		i := byRank[r]
-		if hidden[i] {
+		it := &is[i]
+		if it.hidden {
 			continue
 		}
-		sz := size[i]
+		sz := it.size
 		gmin = min(gmin, sz)
-		e := pin[i]
+		e := it.pin
 		if e >= 0 {
 			if e < lastOff || (e == lastOff && r < lastRank) {
 				// A pinned item can no longer come in canonical order.
@@ -323,7 +323,7 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 				return nil, false
 			}
 		} else {
-			e = minOff[i]
+			e = it.minOff
 			if t := e + sz; t < min2 {
 				if t < min1 {
 					min1, min2, min1It = t, min1, i
@@ -368,21 +368,22 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 	}
 	// Pass 2: candidates in (offset, rank) order.
 	cs := s.cands[depth][:0]
-	twin, placed := s.twin[:n], s.placed[:n]
+	twin := s.twin[:n]
 	dominance, byOffset := s.fl.dominance, s.fl.byOffset
 	for r := next[n]; r != n; r = next[r] {
 		i := byRank[r]
-		if hidden[i] {
+		it := &is[i]
+		if it.hidden {
 			continue
 		}
-		o := minOff[i]
-		if p := pin[i]; p >= 0 {
+		o := it.minOff
+		if p := it.pin; p >= 0 {
 			o = p
 		}
 		if o < lastOff || (o == lastOff && r < lastRank) {
 			continue
 		}
-		if tw := twin[i]; tw >= 0 && !placed[tw] {
+		if tw := twin[i]; tw >= 0 && !is[tw].placed {
 			continue
 		}
 		if dominance {
@@ -413,15 +414,15 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 func (s *searcher) blockedRank() int32 {
 	n := int32(s.c.n)
 	b := int32(-1)
-	next, byRank, hidden, pin, minOff := s.next[:n+1], s.byRank[:n], s.hidden[:n], s.c.pin[:n], s.minOff[:n]
+	next, byRank, is := s.next[:n+1], s.byRank[:n], s.is[:n]
 	lastRank, lastOff := s.lastRank, s.lastOff
 	for r := next[n]; r != n && r < lastRank; r = next[r] {
-		i := byRank[r]
-		v := pin[i]
+		it := &is[byRank[r]]
+		v := it.pin
 		if v < 0 {
-			v = minOff[i]
+			v = it.minOff
 		}
-		if !hidden[i] && v == lastOff {
+		if !it.hidden && v == lastOff {
 			b = r
 		}
 	}
@@ -434,7 +435,7 @@ func (s *searcher) value(i int32) int64 {
 	if p := s.c.pin[i]; p >= 0 {
 		return p
 	}
-	return s.minOff[i]
+	return s.is[i].minOff
 }
 
 // crossing counts item i in (in true) or out of the section boundaries it

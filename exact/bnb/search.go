@@ -26,10 +26,10 @@ type searcher struct {
 	twin []int32
 
 	capacity int64
-	minOff   []int64 // lowest offset an unplaced item can take (aligned)
-	off      []int64 // offsets of placed items
-	placed   []bool
-	deg      []int32  // number of unplaced conflicting items
+	// is holds each item's search state with its size and pin, side by
+	// side: the hot loops read them together (issue 44).
+	is       []itemState
+	off      []int64  // offsets of placed items
 	free     int      // unplaced items with deg 0 (hidden or not): forceFree has work
 	floor    []int64  // per section: top of the placed items
 	unpl     []int64  // per section: total size of the unplaced items
@@ -74,7 +74,6 @@ type searcher struct {
 	// Independent sub-problems: when the active unplaced items split into
 	// time-disjoint groups, all groups but one are hidden and solved later,
 	// each on its own; a later group's failure unwinds to the split.
-	hidden  []bool
 	active  int     // unplaced items not hidden
 	byStart []int32 // items by start rank
 	// Unplaced items in start order, as a doubly linked list over their
@@ -100,6 +99,16 @@ type searcher struct {
 	st            *counters
 }
 
+// itemState is an item's part of the search state, with copies of its
+// size and pin (comp's).
+type itemState struct {
+	minOff    int64 // lowest offset the item can take while unplaced (aligned)
+	size, pin int64
+	deg       int32 // number of unplaced conflicting items
+	placed    bool
+	hidden    bool // in a group waiting for the current one (split)
+}
+
 type undo struct {
 	idx int32 // ≥ 0: minOff of item idx; < 0: floor of section -idx-1
 	old int64
@@ -121,15 +130,18 @@ type cand struct {
 func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 	n := c.n
 	s := &searcher{c: c, fl: fl, rank: make([]int32, n), byRank: order,
-		minOff: make([]int64, n), off: make([]int64, n), placed: make([]bool, n), deg: make([]int32, n),
+		is: make([]itemState, n), off: make([]int64, n),
 		floor: make([]int64, c.nsec), unpl: make([]int64, c.nsec), unplR: make([]int64, c.nsec), secSizeR: make([]int64, c.nsec),
 		secSize: make([]int64, c.nsec),
 		painted: make([]uint8, c.nsec), cross: make([]int32, c.nsec+1), skip: make([]int32, c.nsec+1), chain: make([]int32, n), effOf: make([]int64, n), byE: make([]int32, 0, n), deferred: make([]int32, 0, n),
 		next: make([]int32, n+1), prev: make([]int32, n+1), cands: make([][]cand, n+1),
-		hidden: make([]bool, n), byStart: make([]int32, n), snext: make([]int32, n+1), sprev: make([]int32, n+1), startPos: make([]int32, n),
+		byStart: make([]int32, n), snext: make([]int32, n+1), sprev: make([]int32, n+1), startPos: make([]int32, n),
 		trail: make([]undo, 0, 4*n), stack: make([]int32, 0, n), marks: make([]int, 0, n), st: st}
 	for r, it := range order {
 		s.rank[it] = int32(r)
+	}
+	for i := range s.is {
+		s.is[i].size, s.is[i].pin = c.size[i], c.pin[i]
 	}
 	s.checkMask = checkEvery - 1
 	if n >= largeComp {
@@ -166,13 +178,13 @@ func (s *searcher) reset(capacity int64) {
 	s.capacity = capacity
 	s.free = 0
 	for i := 0; i < n; i++ {
-		s.minOff[i] = 0
-		s.placed[i] = false
-		s.deg[i] = int32(len(c.conf[i]))
-		if s.deg[i] == 0 {
+		s.is[i].minOff = 0
+		s.is[i].placed = false
+		s.is[i].deg = int32(len(c.conf[i]))
+		if s.is[i].deg == 0 {
 			s.free++
 		}
-		s.hidden[i] = false
+		s.is[i].hidden = false
 	}
 	s.active = n
 	s.pending = s.pending[:0]
@@ -229,13 +241,13 @@ func zobrist(i int32, off int64) uint64 {
 func (s *searcher) place(i int32, o int64) bool {
 	c := s.c
 	ok := true
-	s.placed[i] = true
+	s.is[i].placed = true
 	s.active--
-	if s.deg[i] == 0 {
+	if s.is[i].deg == 0 {
 		s.free--
 	}
 	s.off[i] = o
-	s.hash ^= zobrist(i, s.minOff[i])
+	s.hash ^= zobrist(i, s.is[i].minOff)
 	r := s.rank[i]
 	s.next[s.prev[r]] = s.next[r]
 	s.prev[s.next[r]] = s.prev[r]
@@ -269,23 +281,25 @@ func (s *searcher) place(i int32, o int64) bool {
 	}
 	s.trail = trail
 	s.crossing(i, false)
+	is := s.is
 	for _, u := range c.conf[i] {
-		if s.placed[u] {
+		it := &is[u]
+		if it.placed {
 			continue
 		}
-		if s.deg[u]--; s.deg[u] == 0 {
+		if it.deg--; it.deg == 0 {
 			s.free++
 		}
 		m := alignUp(top, c.align[u])
-		if m > s.minOff[u] {
-			s.trail = append(s.trail, undo{u, s.minOff[u]})
-			s.hash ^= zobrist(u, s.minOff[u]) ^ zobrist(u, m)
-			s.minOff[u] = m
-			if p := c.pin[u]; p >= 0 {
+		if old := it.minOff; m > old {
+			s.trail = append(s.trail, undo{u, old})
+			s.hash ^= zobrist(u, old) ^ zobrist(u, m)
+			it.minOff = m
+			if p := it.pin; p >= 0 {
 				if m > p {
 					ok = false
 				}
-			} else if m+c.size[u] > s.capacity {
+			} else if m+it.size > capacity {
 				ok = false
 			}
 		}
@@ -300,12 +314,12 @@ func (s *searcher) unplaceLast() {
 	mark := s.marks[len(s.marks)-1]
 	s.stack = s.stack[:len(s.stack)-1]
 	s.marks = s.marks[:len(s.marks)-1]
-	minOff, floor, hash := s.minOff, s.floor, s.hash
+	is, floor, hash := s.is, s.floor, s.hash
 	for k := len(s.trail) - 1; k >= mark; k-- {
 		e := s.trail[k]
 		if e.idx >= 0 {
-			hash ^= zobrist(e.idx, minOff[e.idx]) ^ zobrist(e.idx, e.old)
-			minOff[e.idx] = e.old
+			hash ^= zobrist(e.idx, is[e.idx].minOff) ^ zobrist(e.idx, e.old)
+			is[e.idx].minOff = e.old
 		} else {
 			floor[-e.idx-1] = e.old
 		}
@@ -320,13 +334,13 @@ func (s *searcher) unplaceLast() {
 		}
 	}
 	s.crossing(i, true)
-	placed, deg, free := s.placed, s.deg, s.free
+	free := s.free
 	for _, u := range c.conf[i] {
-		if !placed[u] {
-			if deg[u] == 0 {
+		if it := &is[u]; !it.placed {
+			if it.deg == 0 {
 				free--
 			}
-			deg[u]++
+			it.deg++
 		}
 	}
 	s.free = free
@@ -336,12 +350,12 @@ func (s *searcher) unplaceLast() {
 	sp := s.startPos[i]
 	s.snext[s.sprev[sp]] = sp
 	s.sprev[s.snext[sp]] = sp
-	s.placed[i] = false
+	s.is[i].placed = false
 	s.active++
-	if s.deg[i] == 0 {
+	if s.is[i].deg == 0 {
 		s.free++
 	}
-	s.hash ^= zobrist(i, s.minOff[i])
+	s.hash ^= zobrist(i, s.is[i].minOff)
 }
 
 // twins links every unpinned item to the identical item (same lifetime,

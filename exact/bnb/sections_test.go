@@ -21,7 +21,7 @@ func refSectionBounds(s *searcher) bool {
 	gmin := int64(1) << 62
 	var items []int32
 	for i := range int32(c.n) {
-		if !s.placed[i] && !s.hidden[i] {
+		if !s.is[i].placed && !s.is[i].hidden {
 			items = append(items, i)
 			gmin = min(gmin, c.size[i])
 		}
@@ -30,7 +30,7 @@ func refSectionBounds(s *searcher) bool {
 	for _, i := range items {
 		e[i] = c.pin[i]
 		if e[i] < 0 {
-			e[i] = s.minOff[i]
+			e[i] = s.is[i].minOff
 			if e[i] < s.lastOff || (e[i] == s.lastOff && s.rank[i] < s.lastRank) {
 				e[i] = alignUp(s.lastOff+max(gmin, c.minConf[i]), c.align[i])
 			}
@@ -68,7 +68,7 @@ func refGroups(s *searcher) int {
 	c := s.c
 	var items []int32
 	for i := range int32(c.n) {
-		if !s.placed[i] && !s.hidden[i] {
+		if !s.is[i].placed && !s.is[i].hidden {
 			items = append(items, i)
 		}
 	}
@@ -121,7 +121,7 @@ func TestSectionBoundsMatchesReference(t *testing.T) {
 				var hid []int32
 				if rng.IntN(4) == 0 {
 					for i := range int32(c.n) {
-						if !s.placed[i] && rng.IntN(3) == 0 {
+						if !s.is[i].placed && rng.IntN(3) == 0 {
 							hid = append(hid, i)
 						}
 					}
@@ -161,7 +161,7 @@ func TestSectionBoundsMatchesReference(t *testing.T) {
 				} else {
 					// Pruned: go on from any unplaced item at its lowest
 					// offset, to reach states a search would not.
-					for cd.it = int32(rng.IntN(c.n)); s.placed[cd.it]; cd.it = (cd.it + 1) % int32(c.n) {
+					for cd.it = int32(rng.IntN(c.n)); s.is[cd.it].placed; cd.it = (cd.it + 1) % int32(c.n) {
 					}
 					cd.off, cd.rank = s.value(cd.it), s.rank[cd.it]
 				}
