@@ -55,6 +55,37 @@ func BenchmarkDecideMiniMalloc(b *testing.B) {
 	}
 }
 
+// BenchmarkDecideMiniMallocOneThread decides capacity 1048576 on A..K with
+// one thread, as the README's decide table runs the CLI (deterministic: the
+// same nodes every run, so the time per op is the cost of the nodes);
+// cpu-ns/op is the process's CPU time per decision (GC included), steadier
+// than the wall time when the machine is shared.
+func BenchmarkDecideMiniMallocOneThread(b *testing.B) {
+	for _, name := range miniNames {
+		b.Run(name, func(b *testing.B) {
+			p := loadMini(b, name)
+			c0, ops := measure.CPUTime(), 0
+			defer func() {
+				if ops > 0 {
+					b.ReportMetric(float64(measure.CPUTime()-c0)/float64(ops), "cpu-ns/op")
+				}
+			}()
+			for b.Loop() {
+				ops++
+				ctx, cancel := context.WithTimeout(context.Background(), benchLimit)
+				_, status, st, err := Decide(ctx, p, 1048576, Options{Threads: 1})
+				cancel()
+				require.NoError(b, err)
+				if status != Feasible {
+					b.Skipf("%s: %s after %v", name, status, benchLimit)
+				}
+				b.ReportMetric(float64(st.Nodes), "nodes")
+				b.ReportMetric(float64(st.WindowNodes), "window-nodes")
+			}
+		})
+	}
+}
+
 // TestDecideMiniMallocTable prints, per instance, the median of three
 // decision times at 1048576 (OPTALLOC_LONG=1 to run; OPTALLOC_THREADS,
 // OPTALLOC_RUNS, OPTALLOC_LIMIT=60s per run, OPTALLOC_ONLY=A,B to restrict,

@@ -1,11 +1,5 @@
 package bnb
 
-import (
-	"cmp"
-	"math/bits"
-	"slices"
-)
-
 // checkEvery is how often (in nodes) a search looks at its limits, on
 // components below largeComp items; on larger ones it looks at every node
 // (a variable: tests look at every node so that tiny limits bite).
@@ -79,10 +73,10 @@ func (s *searcher) forceFree() (int, bool) {
 	ok := true
 	for r := s.next[n]; r != n && ok; r = s.next[r] {
 		i := s.byRank[r]
-		if s.deg[i] != 0 || s.hidden[i] {
+		if s.is[i].deg != 0 || s.is[i].hidden {
 			continue
 		}
-		o := s.minOff[i]
+		o := s.is[i].minOff
 		if p := c.pin[i]; p >= 0 {
 			o = p
 		}
@@ -156,7 +150,7 @@ func (s *searcher) nextGroup(depth int) bool {
 func (s *searcher) hide(items []int32, h bool) {
 	c := s.c
 	for _, i := range items {
-		s.hidden[i] = h
+		s.is[i].hidden = h
 		sz, rs := c.size[i], c.rsize[i]
 		if h {
 			s.active--
@@ -164,13 +158,14 @@ func (s *searcher) hide(items []int32, h bool) {
 		} else {
 			s.active++
 		}
-		s.hash ^= zobrist(i, s.minOff[i])
+		s.hash ^= zobrist(i, s.is[i].minOff)
 		for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
 			s.unpl[sec] += sz
 			if s.stacks {
 				s.unplR[sec] += rs
 			}
 		}
+		s.crossing(i, !h)
 	}
 }
 
@@ -179,20 +174,24 @@ func (s *searcher) hide(items []int32, h bool) {
 // the others through nextGroup) and reports true with the outcome in found.
 func (s *searcher) split(depth int, found *bool) bool {
 	c := s.c
+	if !s.cut() {
+		return false
+	}
 	// Count the groups: in start order, a group ends where no earlier item
 	// reaches the next start.
 	var end int32 = -1
 	groups := 0
 	n := int32(c.n)
-	for p := s.snext[n]; p != n; p = s.snext[p] {
-		i := s.byStart[p]
-		if s.hidden[i] {
+	snext, byStart, is, start, stop := s.snext[:n+1], s.byStart[:n], s.is[:n], c.start[:n], c.end[:n]
+	for p := snext[n]; p != n && groups < 2; p = snext[p] {
+		i := byStart[p]
+		if is[i].hidden {
 			continue
 		}
-		if c.start[i] >= end {
+		if start[i] >= end {
 			groups++
 		}
-		end = max(end, c.end[i])
+		end = max(end, stop[i])
 	}
 	if groups < 2 {
 		return false
@@ -210,7 +209,7 @@ func (s *searcher) split(depth int, found *bool) bool {
 	lo := base
 	for p := s.snext[n]; p != n; p = s.snext[p] {
 		i := s.byStart[p]
-		if s.hidden[i] {
+		if s.is[i].hidden {
 			continue
 		}
 		if c.start[i] >= end {
@@ -283,7 +282,12 @@ func (s *searcher) branch(depth int) bool {
 // candidates returns the canonical, undominated candidates for the next
 // placement in the order branch tries them (in s.cands[depth]), or false
 // when the node is pruned: a pinned item can no longer come in canonical
-// order, dominance, or the section bounds.
+// order, dominance, or the section bounds. Pass 1 also files every item's
+// lowest possible offset in sectionBounds' buckets (one walk over the
+// unplaced items instead of two; issue 44): the items that canonical order
+// keeps off their minimum offset wait in s.deferred, as theirs depends on
+// the smallest unplaced size. Without buckets (large capacities)
+// sectionBounds walks the items itself.
 func (s *searcher) candidates(depth int) ([]cand, bool) {
 	c := s.c
 	n := int32(c.n)
@@ -291,57 +295,98 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 	min1, min2 := inf, inf
 	min1It := int32(-1)
 	gmin := inf // smallest unplaced size
-	// Pass 1: dominance bounds and dead states.
-	for r := s.next[n]; r != n; r = s.next[r] {
-		i := s.byRank[r]
-		if s.hidden[i] {
+	secs := s.fl.sections
+	buckets := secs && s.useBuckets()
+	lastOff, lastRank, capacity := s.lastOff, s.lastRank, s.capacity
+	over := false // some item cannot fit above its lowest possible offset
+	// The slices in locals: the stores below would make the compiler
+	// reload every field of s at each item.
+	next, byRank, is := s.next[:n+1], s.byRank[:n], s.is[:n]
+	bucket, bmask, chain := s.bucket, s.bmask, s.chain[:n]
+	deferred := s.deferred[:0]
+	// Pass 1: dominance bounds, dead states, and the items filed by their
+	// lowest possible offset.
+	for r := next[n]; r != n; r = next[r] {
+		i := byRank[r]
+		it := &is[i]
+		if it.hidden {
 			continue
 		}
-		gmin = min(gmin, c.size[i])
-		if p := c.pin[i]; p >= 0 {
-			if p < s.lastOff || (p == s.lastOff && r < s.lastRank) {
+		sz := it.size
+		gmin = min(gmin, sz)
+		e := it.pin
+		if e >= 0 {
+			if e < lastOff || (e == lastOff && r < lastRank) {
 				// A pinned item can no longer come in canonical order.
 				s.st.prunes[pruneCanonical]++
+				s.unfile(buckets)
 				return nil, false
 			}
-			continue
-		}
-		if e := s.minOff[i] + c.size[i]; e < min2 {
-			if e < min1 {
-				min1, min2, min1It = e, min1, i
-			} else {
-				min2 = e
+		} else {
+			e = it.minOff
+			if t := e + sz; t < min2 {
+				if t < min1 {
+					min1, min2, min1It = t, min1, i
+				} else {
+					min2 = t
+				}
+			}
+			if e < lastOff || (e == lastOff && r < lastRank) {
+				if buckets {
+					deferred = append(deferred, i)
+				}
+				continue
 			}
 		}
+		if !buckets {
+			continue
+		}
+		if e+sz > capacity {
+			over = true
+			continue
+		}
+		w, bit := e>>6, uint64(1)<<(e&63)
+		head := int32(-1)
+		if bmask[w]&bit != 0 {
+			head = bucket[e]
+		}
+		chain[i] = head
+		bucket[e] = i
+		bmask[w] |= bit
 	}
-	if s.fl.dominance && min1 <= s.lastOff {
+	s.deferred = deferred
+	if s.fl.dominance && min1 <= lastOff {
 		// Some free item fits entirely below the last placement: it
 		// could be lowered there, so this is not a minimal packing.
 		s.st.prunes[pruneDominance]++
+		s.unfile(buckets)
 		return nil, false
 	}
-	if s.fl.sections && !s.sectionBounds(gmin) {
+	if secs && !s.sectionBounds(gmin, buckets, over) {
 		s.st.prunes[pruneFloor]++
 		return nil, false
 	}
 	// Pass 2: candidates in (offset, rank) order.
 	cs := s.cands[depth][:0]
-	for r := s.next[n]; r != n; r = s.next[r] {
-		i := s.byRank[r]
-		if s.hidden[i] {
+	twin := s.twin[:n]
+	dominance, byOffset := s.fl.dominance, s.fl.byOffset
+	for r := next[n]; r != n; r = next[r] {
+		i := byRank[r]
+		it := &is[i]
+		if it.hidden {
 			continue
 		}
-		o := s.minOff[i]
-		if p := c.pin[i]; p >= 0 {
+		o := it.minOff
+		if p := it.pin; p >= 0 {
 			o = p
 		}
-		if o < s.lastOff || (o == s.lastOff && r < s.lastRank) {
+		if o < lastOff || (o == lastOff && r < lastRank) {
 			continue
 		}
-		if tw := s.twin[i]; tw >= 0 && !s.placed[tw] {
+		if tw := twin[i]; tw >= 0 && !is[tw].placed {
 			continue
 		}
-		if s.fl.dominance {
+		if dominance {
 			bound := min1
 			if i == min1It {
 				bound = min2
@@ -352,7 +397,7 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 		}
 		k := len(cs)
 		cs = append(cs, cand{})
-		for s.fl.byOffset && k > 0 && cs[k-1].off > o {
+		for byOffset && k > 0 && cs[k-1].off > o {
 			cs[k] = cs[k-1]
 			k--
 		}
@@ -369,8 +414,15 @@ func (s *searcher) candidates(depth int) ([]cand, bool) {
 func (s *searcher) blockedRank() int32 {
 	n := int32(s.c.n)
 	b := int32(-1)
-	for r := s.next[n]; r != n && r < s.lastRank; r = s.next[r] {
-		if i := s.byRank[r]; !s.hidden[i] && s.value(i) == s.lastOff {
+	next, byRank, is := s.next[:n+1], s.byRank[:n], s.is[:n]
+	lastRank, lastOff := s.lastRank, s.lastOff
+	for r := next[n]; r != n && r < lastRank; r = next[r] {
+		it := &is[byRank[r]]
+		v := it.pin
+		if v < 0 {
+			v = it.minOff
+		}
+		if !it.hidden && v == lastOff {
 			b = r
 		}
 	}
@@ -383,135 +435,41 @@ func (s *searcher) value(i int32) int64 {
 	if p := s.c.pin[i]; p >= 0 {
 		return p
 	}
-	return s.minOff[i]
+	return s.is[i].minOff
 }
 
-// sectionBounds checks every section with unplaced items: they stack
-// disjointly, each at or above its lowest possible offset e (its pin, its
-// minimum offset, or, when canonical order forbids that, the last
-// placement's offset plus the smallest size of an unplaced item, or of an
-// item it conflicts with: a later placement that conflicts with it must
-// raise it). With e_k the k-th lowest e in a section and S_k the sizes of
-// the k−1 items below it, e_k + total − S_k must fit under the capacity
-// for the paintLevels lowest; so must every item's e + size. The items are
-// ordered by e (buckets, O(n + capacity), when the capacity is at most 16n
-// units; a sort, O(n log n), above), then, lowest first, each paints the
-// sections of its span that fewer than paintLevels items have painted (a
-// union-find skips the finished ones). Above 16n units this replaced an
-// O(total span) pass that took 93% of the time on bert_base (sizes with
-// GCD 1).
-func (s *searcher) sectionBounds(gmin int64) bool {
-	c := s.c
-	n := int32(c.n)
-	buckets := s.capacity <= 16*int64(c.n)+1024
-	if buckets && int64(len(s.bucket)) < s.capacity+1 {
-		s.bucket = make([]int32, s.capacity+1)
-		for k := range s.bucket {
-			s.bucket[k] = -1
-		}
-		s.bmask = make([]uint64, (s.capacity+64)/64)
+// crossing counts item i in (in true) or out of the section boundaries it
+// spans.
+func (s *searcher) crossing(i int32, in bool) {
+	d := int32(-1)
+	if in {
+		d = 1
 	}
-	lowE, highE := s.capacity+1, int64(-1)
-	s.byE = s.byE[:0]
-	for r := s.next[n]; r != n; r = s.next[r] {
-		i := s.byRank[r]
-		if s.hidden[i] {
-			continue
-		}
-		e := c.pin[i]
-		if e < 0 {
-			e = s.minOff[i]
-			if e < s.lastOff || (e == s.lastOff && r < s.lastRank) {
-				e = alignUp(s.lastOff+max(gmin, c.minConf[i]), c.align[i])
-			}
-		}
-		if e+c.size[i] > s.capacity {
-			if buckets {
-				// Clear the buckets filled so far before failing.
-				s.clearBuckets()
-			}
-			return false
-		}
-		s.effOf[i] = e
-		if buckets {
-			s.chain[i] = s.bucket[e]
-			s.bucket[e] = i
-			s.bmask[e>>6] |= 1 << (e & 63)
-			lowE, highE = min(lowE, e), max(highE, e)
-		} else {
-			s.byE = append(s.byE, i)
-		}
+	cross := s.cross
+	for k := s.c.secLo[i] + 1; k < s.c.secHi[i]; k++ {
+		cross[k] += d
 	}
-	if buckets {
-		// Only the non-empty buckets, found by their bits.
-		for w := lowE >> 6; w <= highE>>6; w++ {
-			for m := s.bmask[w]; m != 0; m &= m - 1 {
-				e := w<<6 + int64(bits.TrailingZeros64(m))
-				for j := s.bucket[e]; j >= 0; j = s.chain[j] {
-					s.byE = append(s.byE, j)
-				}
-				s.bucket[e] = -1
-			}
-			s.bmask[w] = 0
-		}
-	} else {
-		slices.SortFunc(s.byE, func(a, b int32) int { return cmp.Compare(s.effOf[a], s.effOf[b]) })
-	}
-	nsec := int32(c.nsec)
-	for sec := int32(0); sec <= nsec; sec++ {
-		s.skip[sec] = sec
-	}
-	clear(s.painted)
-	find := func(x int32) int32 {
-		r := x
-		for s.skip[r] != r {
-			r = s.skip[r]
-		}
-		for s.skip[x] != r {
-			s.skip[x], x = r, s.skip[x]
-		}
-		return r
-	}
-	clear(s.secSize)
-	if s.stacks {
-		clear(s.secSizeR)
-	}
-	for _, j := range s.byE {
-		e, sz, hi := s.effOf[j], c.size[j], c.secHi[j]
-		for sec := find(c.secLo[j]); sec < hi; sec = find(sec + 1) {
-			// Every unplaced item of the section not painted yet
-			// lies at or above e.
-			if e+s.unpl[sec]-s.secSize[sec] > s.capacity {
-				return false
-			}
-			if s.stacks {
-				// So do its aligned items, stacked with their waste.
-				if c.stackTop(e, s.unplR[sec]-s.secSizeR[sec]) > s.capacity {
-					return false
-				}
-				s.secSizeR[sec] += c.rsize[j]
-			}
-			s.secSize[sec] += sz
-			if s.painted[sec]++; s.painted[sec] == paintLevels {
-				s.skip[sec] = sec + 1
-			}
-		}
-	}
-	return true
 }
 
-// paintLevels is how many of the lowest items of a section sectionBounds
-// uses: with e_k the k-th lowest possible offset and S_k the sizes of the
-// k−1 items below, e_k + total − S_k must fit under the capacity.
-const paintLevels = 6
-
-func (s *searcher) clearBuckets() {
-	n := int32(s.c.n)
-	for r := s.next[n]; r != n; r = s.next[r] {
-		i := s.byRank[r]
-		if e := s.effOf[i]; !s.hidden[i] && e >= 0 && e < int64(len(s.bucket)) {
-			s.bucket[e] = -1
-			s.bmask[e>>6] = 0
+// cut reports whether the active unplaced items fall into two time-disjoint
+// groups or more, as split's count does, in O(sections) without walking
+// the items (issue 44: split's walk was 9% of I's instructions): a
+// boundary no active item crosses with active items on both sides. Every
+// item covers a section (a maximal clique), and two items alive together
+// share one, so no item lies on both sides of such a boundary.
+func (s *searcher) cut() bool {
+	unpl, cross := s.unpl, s.cross
+	seen, gap := false, false
+	for sec, u := range unpl {
+		if seen && cross[sec] == 0 {
+			gap = true
+		}
+		if u > 0 {
+			if gap {
+				return true
+			}
+			seen = true
 		}
 	}
+	return false
 }

@@ -114,7 +114,7 @@ func replay(s *searcher, capacity int64, target []int64) string {
 		}
 		k := slices.IndexFunc(cs, func(cd cand) bool { return cd.it == next })
 		if k < 0 || cs[k].off != target[next] {
-			return fmt.Sprintf("step %d: item %d (offset %d in the packing, minimum %d) is not a candidate there", step, next, target[next], s.minOff[next])
+			return fmt.Sprintf("step %d: item %d (offset %d in the packing, minimum %d) is not a candidate there", step, next, target[next], s.is[next].minOff)
 		}
 		if !s.place(next, cs[k].off) {
 			return fmt.Sprintf("step %d: placing item %d at %d fails", step, next, cs[k].off)

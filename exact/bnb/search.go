@@ -26,10 +26,10 @@ type searcher struct {
 	twin []int32
 
 	capacity int64
-	minOff   []int64 // lowest offset an unplaced item can take (aligned)
-	off      []int64 // offsets of placed items
-	placed   []bool
-	deg      []int32  // number of unplaced conflicting items
+	// is holds each item's search state with its size and pin, side by
+	// side: the hot loops read them together (issue 44).
+	is       []itemState
+	off      []int64  // offsets of placed items
 	free     int      // unplaced items with deg 0 (hidden or not): forceFree has work
 	floor    []int64  // per section: top of the placed items
 	unpl     []int64  // per section: total size of the unplaced items
@@ -44,6 +44,15 @@ type searcher struct {
 	chain    []int32  // scratch: next item in the same bucket
 	effOf    []int64  // scratch: lowest possible offset of each item
 	byE      []int32  // scratch: unplaced items by lowest possible offset
+	deferred []int32  // scratch: unplaced items canonical order keeps off their minimum offset
+	// The items of each section (sectionItems; nil when too many) and the
+	// section where the section bounds last failed at their first level
+	// (-1: none yet), checked first (hotFails).
+	secStart, secList []int32
+	hotSec            int32
+	// cross[k]: active unplaced items across the boundary between
+	// sections k−1 and k (secLo < k < secHi); split's quick test (cut).
+	cross []int32
 
 	// Unplaced items in rank order, as a doubly linked list over ranks
 	// (index n is the sentinel): removal and restore are O(1).
@@ -65,7 +74,6 @@ type searcher struct {
 	// Independent sub-problems: when the active unplaced items split into
 	// time-disjoint groups, all groups but one are hidden and solved later,
 	// each on its own; a later group's failure unwinds to the split.
-	hidden  []bool
 	active  int     // unplaced items not hidden
 	byStart []int32 // items by start rank
 	// Unplaced items in start order, as a doubly linked list over their
@@ -91,6 +99,16 @@ type searcher struct {
 	st            *counters
 }
 
+// itemState is an item's part of the search state, with copies of its
+// size and pin (comp's).
+type itemState struct {
+	minOff    int64 // lowest offset the item can take while unplaced (aligned)
+	size, pin int64
+	deg       int32 // number of unplaced conflicting items
+	placed    bool
+	hidden    bool // in a group waiting for the current one (split)
+}
+
 type undo struct {
 	idx int32 // ≥ 0: minOff of item idx; < 0: floor of section -idx-1
 	old int64
@@ -112,15 +130,18 @@ type cand struct {
 func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 	n := c.n
 	s := &searcher{c: c, fl: fl, rank: make([]int32, n), byRank: order,
-		minOff: make([]int64, n), off: make([]int64, n), placed: make([]bool, n), deg: make([]int32, n),
+		is: make([]itemState, n), off: make([]int64, n),
 		floor: make([]int64, c.nsec), unpl: make([]int64, c.nsec), unplR: make([]int64, c.nsec), secSizeR: make([]int64, c.nsec),
 		secSize: make([]int64, c.nsec),
-		painted: make([]uint8, c.nsec), skip: make([]int32, c.nsec+1), chain: make([]int32, n), effOf: make([]int64, n), byE: make([]int32, 0, n),
+		painted: make([]uint8, c.nsec), cross: make([]int32, c.nsec+1), skip: make([]int32, c.nsec+1), chain: make([]int32, n), effOf: make([]int64, n), byE: make([]int32, 0, n), deferred: make([]int32, 0, n),
 		next: make([]int32, n+1), prev: make([]int32, n+1), cands: make([][]cand, n+1),
-		hidden: make([]bool, n), byStart: make([]int32, n), snext: make([]int32, n+1), sprev: make([]int32, n+1), startPos: make([]int32, n),
+		byStart: make([]int32, n), snext: make([]int32, n+1), sprev: make([]int32, n+1), startPos: make([]int32, n),
 		trail: make([]undo, 0, 4*n), stack: make([]int32, 0, n), marks: make([]int, 0, n), st: st}
 	for r, it := range order {
 		s.rank[it] = int32(r)
+	}
+	for i := range s.is {
+		s.is[i].size, s.is[i].pin = c.size[i], c.pin[i]
 	}
 	s.checkMask = checkEvery - 1
 	if n >= largeComp {
@@ -129,6 +150,10 @@ func newSearcher(c *comp, order []int32, fl flags, st *counters) *searcher {
 		s.checkMask = 0
 	}
 	s.twin = twins(c, order, fl.symmetry)
+	s.hotSec = -1
+	if fl.sections {
+		s.sectionItems()
+	}
 	s.stacks = fl.alignStacks && c.unit > 0
 	for i := range s.byStart {
 		s.byStart[i] = int32(i)
@@ -153,13 +178,13 @@ func (s *searcher) reset(capacity int64) {
 	s.capacity = capacity
 	s.free = 0
 	for i := 0; i < n; i++ {
-		s.minOff[i] = 0
-		s.placed[i] = false
-		s.deg[i] = int32(len(c.conf[i]))
-		if s.deg[i] == 0 {
+		s.is[i].minOff = 0
+		s.is[i].placed = false
+		s.is[i].deg = int32(len(c.conf[i]))
+		if s.is[i].deg == 0 {
 			s.free++
 		}
-		s.hidden[i] = false
+		s.is[i].hidden = false
 	}
 	s.active = n
 	s.pending = s.pending[:0]
@@ -171,6 +196,17 @@ func (s *searcher) reset(capacity int64) {
 		copy(s.unplR, c.secLoadR)
 	}
 	clear(s.floor)
+	// Items across each section boundary, by differences.
+	clear(s.cross)
+	for i := range n {
+		if c.secHi[i]-c.secLo[i] >= 2 {
+			s.cross[c.secLo[i]+1]++
+			s.cross[c.secHi[i]]--
+		}
+	}
+	for k := 1; k < len(s.cross); k++ {
+		s.cross[k] += s.cross[k-1]
+	}
 	// Lists over ranks and over start positions: r links to r+1; sentinel n.
 	for r := 0; r <= n; r++ {
 		s.next[r] = int32((r + 1) % (n + 1))
@@ -205,13 +241,13 @@ func zobrist(i int32, off int64) uint64 {
 func (s *searcher) place(i int32, o int64) bool {
 	c := s.c
 	ok := true
-	s.placed[i] = true
+	s.is[i].placed = true
 	s.active--
-	if s.deg[i] == 0 {
+	if s.is[i].deg == 0 {
 		s.free--
 	}
 	s.off[i] = o
-	s.hash ^= zobrist(i, s.minOff[i])
+	s.hash ^= zobrist(i, s.is[i].minOff)
 	r := s.rank[i]
 	s.next[s.prev[r]] = s.next[r]
 	s.prev[s.next[r]] = s.prev[r]
@@ -220,41 +256,50 @@ func (s *searcher) place(i int32, o int64) bool {
 	s.sprev[s.snext[sp]] = s.sprev[sp]
 	s.stack = append(s.stack, i)
 	s.marks = append(s.marks, len(s.trail))
-	top := o + c.size[i]
-	if top > s.capacity {
+	sz, capacity := c.size[i], s.capacity
+	top := o + sz
+	if top > capacity {
 		ok = false
 	}
+	// The slices in locals: the stores would make the compiler reload
+	// every field of s at each step.
+	floor, unpl, trail := s.floor, s.unpl, s.trail
+	check := s.fl.sections
 	for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
-		if s.floor[sec] < top {
-			s.trail = append(s.trail, undo{-sec - 1, s.floor[sec]})
-			s.floor[sec] = top
+		if floor[sec] < top {
+			trail = append(trail, undo{-sec - 1, floor[sec]})
+			floor[sec] = top
 		}
-		s.unpl[sec] -= c.size[i]
+		unpl[sec] -= sz
 		if s.stacks {
 			s.unplR[sec] -= c.rsize[i]
 		}
-		if s.fl.sections && ok && (s.floor[sec]+s.unpl[sec] > s.capacity || s.stacks && c.stackTop(s.floor[sec], s.unplR[sec]) > s.capacity) {
+		if check && ok && (floor[sec]+unpl[sec] > capacity || s.stacks && c.stackTop(floor[sec], s.unplR[sec]) > capacity) {
 			ok = false
 			s.st.prunes[pruneSection]++
 		}
 	}
+	s.trail = trail
+	s.crossing(i, false)
+	is := s.is
 	for _, u := range c.conf[i] {
-		if s.placed[u] {
+		it := &is[u]
+		if it.placed {
 			continue
 		}
-		if s.deg[u]--; s.deg[u] == 0 {
+		if it.deg--; it.deg == 0 {
 			s.free++
 		}
 		m := alignUp(top, c.align[u])
-		if m > s.minOff[u] {
-			s.trail = append(s.trail, undo{u, s.minOff[u]})
-			s.hash ^= zobrist(u, s.minOff[u]) ^ zobrist(u, m)
-			s.minOff[u] = m
-			if p := c.pin[u]; p >= 0 {
+		if old := it.minOff; m > old {
+			s.trail = append(s.trail, undo{u, old})
+			s.hash ^= zobrist(u, old) ^ zobrist(u, m)
+			it.minOff = m
+			if p := it.pin; p >= 0 {
 				if m > p {
 					ok = false
 				}
-			} else if m+c.size[u] > s.capacity {
+			} else if m+it.size > capacity {
 				ok = false
 			}
 		}
@@ -269,42 +314,48 @@ func (s *searcher) unplaceLast() {
 	mark := s.marks[len(s.marks)-1]
 	s.stack = s.stack[:len(s.stack)-1]
 	s.marks = s.marks[:len(s.marks)-1]
+	is, floor, hash := s.is, s.floor, s.hash
 	for k := len(s.trail) - 1; k >= mark; k-- {
 		e := s.trail[k]
 		if e.idx >= 0 {
-			s.hash ^= zobrist(e.idx, s.minOff[e.idx]) ^ zobrist(e.idx, e.old)
-			s.minOff[e.idx] = e.old
+			hash ^= zobrist(e.idx, is[e.idx].minOff) ^ zobrist(e.idx, e.old)
+			is[e.idx].minOff = e.old
 		} else {
-			s.floor[-e.idx-1] = e.old
+			floor[-e.idx-1] = e.old
 		}
 	}
+	s.hash = hash
 	s.trail = s.trail[:mark]
+	unpl, sz := s.unpl, c.size[i]
 	for sec := c.secLo[i]; sec < c.secHi[i]; sec++ {
-		s.unpl[sec] += c.size[i]
+		unpl[sec] += sz
 		if s.stacks {
 			s.unplR[sec] += c.rsize[i]
 		}
 	}
+	s.crossing(i, true)
+	free := s.free
 	for _, u := range c.conf[i] {
-		if !s.placed[u] {
-			if s.deg[u] == 0 {
-				s.free--
+		if it := &is[u]; !it.placed {
+			if it.deg == 0 {
+				free--
 			}
-			s.deg[u]++
+			it.deg++
 		}
 	}
+	s.free = free
 	r := s.rank[i]
 	s.next[s.prev[r]] = r
 	s.prev[s.next[r]] = r
 	sp := s.startPos[i]
 	s.snext[s.sprev[sp]] = sp
 	s.sprev[s.snext[sp]] = sp
-	s.placed[i] = false
+	s.is[i].placed = false
 	s.active++
-	if s.deg[i] == 0 {
+	if s.is[i].deg == 0 {
 		s.free++
 	}
-	s.hash ^= zobrist(i, s.minOff[i])
+	s.hash ^= zobrist(i, s.is[i].minOff)
 }
 
 // twins links every unpinned item to the identical item (same lifetime,

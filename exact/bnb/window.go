@@ -83,7 +83,7 @@ func (s *searcher) windowRefuted(spent int64) (refuted, ran bool) {
 	n := int32(c.n)
 	lo, hi := int32(c.nsec), int32(0)
 	for r := s.next[n]; r != n; r = s.next[r] {
-		if i := s.byRank[r]; !s.hidden[i] {
+		if i := s.byRank[r]; !s.is[i].hidden {
 			lo, hi = min(lo, c.secLo[i]), max(hi, c.secHi[i])
 		}
 	}
@@ -138,12 +138,12 @@ func (s *searcher) windowInfeasible(a, b int32, budget int64) bool {
 	var lb []int64
 	for r := s.next[n]; r != n; r = s.next[r] {
 		i := s.byRank[r]
-		if s.hidden[i] || c.secHi[i] <= a || c.secLo[i] >= b {
+		if s.is[i].hidden || c.secHi[i] <= a || c.secLo[i] >= b {
 			continue
 		}
 		f.items = append(f.items, item{start: int64(max(c.secLo[i], a)), end: int64(min(c.secHi[i], b)),
 			size: c.size[i], align: c.align[i], pin: c.pin[i]})
-		lb = append(lb, max(s.minOff[i], alignUp(s.lastOff, c.align[i])))
+		lb = append(lb, max(s.is[i].minOff, alignUp(s.lastOff, c.align[i])))
 	}
 	if len(f.items) < 2 {
 		return false
@@ -164,7 +164,7 @@ func (s *searcher) windowInfeasible(a, b int32, budget int64) bool {
 		if w.pin[k] >= 0 && w.pin[k] < m {
 			return true // a pin under what is already placed
 		}
-		sub.minOff[k] = m
+		sub.is[k].minOff = m
 	}
 	sub.limit = budget
 	found := sub.solve(0)
