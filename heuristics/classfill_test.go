@@ -186,3 +186,17 @@ func BenchmarkFillSweep(b *testing.B) {
 		b.Run(pl.Name(), func(b *testing.B) { benchPlan(b, pl, prob, ml, time.Millisecond, "cpu-ms/op") })
 	}
 }
+
+// TestFillSweepReservesTheCheck: a deadline closer than checkReserve per
+// buffer ends the planner at once (its plan would be verified after the
+// deadline); without a deadline it plans.
+func TestFillSweepReservesTheCheck(t *testing.T) {
+	p := denseProblem(rand.New(rand.NewPCG(1, 2)), 200)
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	_, err := (&FillSweep{}).Plan(ctx, p)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	plan, err := (&FillSweep{}).Plan(context.Background(), p)
+	require.NoError(t, err)
+	require.Empty(t, verify.Check(p, plan))
+}

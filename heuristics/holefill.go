@@ -102,6 +102,12 @@ func (h *holeFill) drop(n int32) {
 
 // free makes node n a piece free since rank r.
 func (h *holeFill) free(n int32, r int32) {
+	h.at.add(fkey{size: h.ns[n].lo, n: n})
+	h.bucket(n, r)
+}
+
+// bucket puts piece n, free since rank r, in that rank's bucket.
+func (h *holeFill) bucket(n int32, r int32) {
 	x := &h.ns[n]
 	x.since = r
 	x.bprev, x.bnext = 0, h.head[r]
@@ -109,13 +115,18 @@ func (h *holeFill) free(n int32, r int32) {
 		h.ns[x.bnext].bprev = n
 	}
 	h.head[r] = n
-	h.at.add(fkey{size: x.lo, n: n})
 	h.raise(r, x.hi-x.lo)
 }
 
 // unfree takes piece n out of its bucket and of the offset index (it
 // stays linked in address order).
 func (h *holeFill) unfree(n int32) {
+	h.at.del(h.ns[n].lo, 0)
+	h.unbucket(n)
+}
+
+// unbucket takes piece n out of its bucket.
+func (h *holeFill) unbucket(n int32) {
 	x := h.ns[n]
 	if x.bprev != 0 {
 		h.ns[x.bprev].bnext = x.bnext
@@ -125,7 +136,6 @@ func (h *holeFill) unfree(n int32) {
 	if x.bnext != 0 {
 		h.ns[x.bnext].bprev = x.bprev
 	}
-	h.at.del(x.lo, 0)
 	if x.hi-x.lo == h.tree[h.leaves+int(x.since)] {
 		h.recount(x.since)
 	}
@@ -225,23 +235,37 @@ func (h *holeFill) find(r int32, need int64) int32 {
 // free since its rank.
 func (h *holeFill) take(n int32, o, size int64, r int32) {
 	x := h.ns[n]
-	h.unfree(n)
-	if o > x.lo { // the part below stays a piece
-		h.free(h.node(x.lo, o, x.prev, n), x.since)
-	}
-	if hi := o + size; hi < x.hi {
+	h.unbucket(n)
+	hi := o + size
+	if hi < x.hi { // the part above stays a piece
 		h.free(h.node(hi, x.hi, n, x.next), x.since)
 	}
-	h.ns[n].lo, h.ns[n].hi = o, o+size
-	h.free(n, r)
+	if o > x.lo { // n stays the part below; the item's bytes a new piece
+		h.ns[n].hi = o
+		h.bucket(n, x.since)
+		h.free(h.node(o, hi, n, h.ns[n].next), r)
+		return
+	}
+	h.ns[n].hi = hi
+	h.bucket(n, r)
 }
 
 // claim takes [lo, hi), free in pieces, for a fixed buffer and returns
 // its held node.
 func (h *holeFill) claim(lo, hi int64) int32 {
 	n := h.at.below(lo+1, 0)
-	first := h.ns[n]
-	prev := first.prev
+	prev := h.ns[n].prev
+	if x := h.ns[n]; x.lo < lo { // n keeps its part below lo
+		h.unbucket(n)
+		h.ns[n].hi = lo
+		h.bucket(n, x.since)
+		if x.hi > hi { // the claim lies inside n
+			held := h.node(lo, hi, n, x.next)
+			h.free(h.node(hi, x.hi, held, x.next), x.since)
+			return held
+		}
+		prev, n = n, x.next
+	}
 	var rest fillNode // the last piece's part above hi
 	for n != 0 && h.ns[n].lo < hi {
 		x := h.ns[n]
@@ -250,14 +274,9 @@ func (h *holeFill) claim(lo, hi int64) int32 {
 		h.drop(n)
 		n = x.next
 	}
-	next := n
-	if first.lo < lo {
-		prev = h.node(first.lo, lo, prev, next)
-		h.free(prev, first.since)
-	}
-	held := h.node(lo, hi, prev, next)
+	held := h.node(lo, hi, prev, n)
 	if rest.hi > hi {
-		h.free(h.node(hi, rest.hi, held, next), rest.since)
+		h.free(h.node(hi, rest.hi, held, n), rest.since)
 	}
 	return held
 }
