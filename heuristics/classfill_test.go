@@ -200,3 +200,21 @@ func TestFillSweepReservesTheCheck(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, verify.Check(p, plan))
 }
+
+// TestFillRepackNeverAboveFill: sweep-fill-repack re-packs
+// sweep-classes-fill's plan and keeps only windows that fall, so its plan is
+// valid and never higher.
+func TestFillRepackNeverAboveFill(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for i := 0; i < 40; i++ {
+		p := denseProblem(r, 100+r.IntN(600))
+		fill, err := (&FillSweep{}).Plan(context.Background(), p)
+		require.NoError(t, err)
+		st := &RepackStats{}
+		rp, err := (&Repack{FromFill: true, Items: 50, Stats: st}).Plan(context.Background(), p)
+		require.NoError(t, err)
+		require.Empty(t, verify.Check(p, rp), "instance %d", i)
+		require.Equal(t, fill.Peak(p), st.StartPeak, "instance %d: the pass starts from the fill's plan", i)
+		require.LessOrEqual(t, rp.Peak(p), fill.Peak(p), "instance %d", i)
+	}
+}
