@@ -103,9 +103,10 @@ func DefaultPortfolio(n int) []string {
 		return []string{"freelist", "sweep-peak", "sweep-peak-lifetime", "sweep-end", "sweep-repack", "firstfit-peak", "firstfit-size", "greedy-textbook", "firstfit-area", "greedy-lifetime", "greedy-size"}
 	}
 	// squeaky is an improvement pass (solve runs it from the best plan);
-	// sweep-repack, sweep-peak with a re-pack of the top, is left to be
+	// sweep-repack, sweep-peak with a re-pack of the top (and
+	// sweep-fill-repack, the same from sweep-classes-fill), is left to be
 	// asked for by name (docs/experiments.md, 2026-11-28 third session).
-	names := slices.DeleteFunc(Names(), func(s string) bool { return s == "squeaky" || s == "sweep-repack" })
+	names := slices.DeleteFunc(Names(), func(s string) bool { return s == "squeaky" || s == "sweep-repack" || s == "sweep-fill-repack" })
 	if n > mediumInstance {
 		// TFLite Micro's planner walks every placed buffer for each one:
 		// quadratic, and a baseline rather than a contender.
@@ -382,13 +383,15 @@ func FirstPlanner(p *model.Problem) string {
 
 // decisiveFirst puts sweep-peak before sweep-classes in names unless
 // pairsPerBuffer reaches classesDensity (names is the default list, where
-// sweep-classes comes first), with sweep-classes-fill and sweep-repack
-// right after it: on sparse traces the small class in the large plan's
-// holes lowers sweep-peak's plan (1 000 000 long random skip connections:
-// 6.24% → 5.77% in 1.4 s of CPU), and the re-pack of the top windows
-// lowers it too (6.24% → 5.98% in 10 s) where the sweeps after it do not;
-// on dense ones the re-pack would plan sweep-peak again (2–3 s) and stop
-// at once (the windows meet too many boundary buffers).
+// sweep-classes comes first), with sweep-fill-repack right after it in
+// place of sweep-classes-fill (and of sweep-repack, when names has it
+// not): on sparse traces the small class in the large plan's holes lowers
+// sweep-peak's plan (1 000 000 long random skip connections: 6.24% → 5.77%
+// in 1.4 s of CPU), and the re-pack of the top windows lowers that one
+// further (5.12% when cut at 7 s, where sweep-repack from sweep-peak's plan
+// is at 6.02%; 2 000 000: 3.24% against 3.71%), where the sweeps after it
+// do not; on dense traces the re-pack would stop at once (the windows meet
+// too many boundary buffers).
 func decisiveFirst(names []string, pairsPerBuffer float64) []string {
 	if decisiveSweep(pairsPerBuffer) == "sweep-classes" {
 		return names
@@ -397,15 +400,8 @@ func decisiveFirst(names []string, pairsPerBuffer float64) []string {
 	if c < 0 || s < c {
 		return names
 	}
-	fill := slices.Contains(names, "sweep-classes-fill")
-	names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == "sweep-classes" || n == "sweep-classes-fill" })
-	var after []string
-	if fill {
-		after = append(after, "sweep-classes-fill")
-	}
-	if !slices.Contains(names, "sweep-repack") {
-		after = append(after, "sweep-repack")
-	}
-	after = append(after, "sweep-classes")
-	return slices.Insert(names, slices.Index(names, "sweep-peak")+1, after...)
+	names = slices.DeleteFunc(slices.Clone(names), func(n string) bool {
+		return n == "sweep-classes" || n == "sweep-classes-fill" || n == "sweep-fill-repack"
+	})
+	return slices.Insert(names, slices.Index(names, "sweep-peak")+1, "sweep-fill-repack", "sweep-classes")
 }
