@@ -207,8 +207,9 @@ func (h *holeFill) latest(r int32, need int64) int32 {
 const bucketScan = 256
 
 // find returns a free piece, since at rank ≤ r, that holds need bytes:
-// the smallest such piece of the latest bucket that has one (the first
-// bucketScan of it looked at), or 0.
+// the smallest such piece of the latest bucket that has one (among the
+// first bucketScan pieces of the bucket, or on to the first that holds
+// it), or 0.
 func (h *holeFill) find(r int32, need int64) int32 {
 	b := h.latest(r, need)
 	if b < 0 {
