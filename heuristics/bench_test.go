@@ -155,7 +155,7 @@ func BenchmarkSweepsMillion(b *testing.B) {
 	} {
 		prob := tr.p()
 		ml := prob.LiveCounts().MaxLive
-		for _, name := range []string{"sweep-classes", "sweep-peak", "sweep-peak-lifetime"} {
+		for _, name := range []string{"sweep-classes", "sweep-classes-fill", "sweep-peak", "sweep-peak-lifetime"} {
 			pl, _ := ByName(name)
 			b.Run(tr.name+"/"+name, func(b *testing.B) { benchPlan(b, pl, prob, ml, time.Second, "cpu-s/op") })
 		}

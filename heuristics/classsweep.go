@@ -48,7 +48,24 @@ const classAlignLimit = 1 << 30
 
 func (c *ClassSweep) plan(ctx context.Context, its []item) ([]int64, error) {
 	sweep := &PeakSweep{}
-	th := c.Threshold
+	large, small, align, ok := splitClasses(its, c.Threshold)
+	if !ok {
+		return sweep.plan(ctx, its)
+	}
+	off, base, err := planLarge(ctx, sweep, its, large)
+	if err != nil {
+		return nil, err
+	}
+	return off, stackAbove(ctx, sweep, its, small, base, align, off)
+}
+
+// splitClasses splits the items at threshold th (0: the largest unpinned
+// size / classRatio, rounded up to a power of two) into the large class
+// (pins and empty items too) and the small one, and returns the least
+// common multiple of the small ones' alignments; ok is false when one
+// class is empty or the alignments are too large to move the small class
+// as a whole (then the items are planned together).
+func splitClasses(its []item, th int64) (large, small []int32, align int64, ok bool) {
 	if th <= 0 {
 		for k := range its {
 			if its[k].pin < 0 {
@@ -58,8 +75,7 @@ func (c *ClassSweep) plan(ctx context.Context, its []item) ([]int64, error) {
 		th = max(th/classRatio, 1)
 		th = 1 << bits.Len64(uint64(th-1)) // up to a power of two
 	}
-	var large, small []int32
-	align := int64(1) // the least common multiple of the small ones'
+	align = 1
 	for k := range its {
 		it := &its[k]
 		if it.pin >= 0 || it.size == 0 || it.size >= th {
@@ -68,47 +84,60 @@ func (c *ClassSweep) plan(ctx context.Context, its []item) ([]int64, error) {
 		}
 		small = append(small, int32(k))
 		if a := max(it.align, 1); a > classAlignLimit {
-			return sweep.plan(ctx, its)
+			return nil, nil, 0, false
 		} else if align%a != 0 {
 			align = lcm(align, a)
 		}
 		if align > classAlignLimit {
-			return sweep.plan(ctx, its)
+			return nil, nil, 0, false
 		}
 	}
-	if len(small) == 0 || len(large) == 0 {
-		return sweep.plan(ctx, its)
+	return large, small, align, len(small) > 0 && len(large) > 0
+}
+
+// subItems returns the items ks of its, in that order.
+func subItems(its []item, ks []int32) []item {
+	out := make([]item, len(ks))
+	for i, k := range ks {
+		out[i] = its[k]
 	}
-	off := make([]int64, len(its))
-	sub := func(ks []int32) []item {
-		out := make([]item, len(ks))
-		for i, k := range ks {
-			out[i] = its[k]
-		}
-		return out
-	}
-	lits := sub(large)
+	return out
+}
+
+// planLarge plans the items large by sweep and returns every item's
+// offset (the large ones set) and the large ones' top.
+func planLarge(ctx context.Context, sweep *PeakSweep, its []item, large []int32) (off []int64, top int64, err error) {
+	off = make([]int64, len(its))
+	lits := subItems(its, large)
 	loff, err := sweep.plan(ctx, lits)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var base int64
 	for i, k := range large {
 		off[k] = loff[i]
-		base = max(base, loff[i]+lits[i].size)
+		top = max(top, loff[i]+lits[i].size)
 	}
-	lits, loff = nil, nil
+	return off, top, nil
+}
+
+// stackAbove plans the items ks by sweep in an arena of their own from
+// base up (rounded up to align, a multiple of each one's alignment) and
+// writes their offsets.
+func stackAbove(ctx context.Context, sweep *PeakSweep, its []item, ks []int32, base, align int64, off []int64) error {
+	if len(ks) == 0 {
+		return nil
+	}
 	if r := base % align; r != 0 {
 		base += align - r
 	}
-	soff, err := sweep.plan(ctx, sub(small))
+	soff, err := sweep.plan(ctx, subItems(its, ks))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for i, k := range small {
+	for i, k := range ks {
 		off[k] = base + soff[i]
 	}
-	return off, nil
+	return nil
 }
 
 func lcm(a, b int64) int64 {

@@ -76,16 +76,21 @@ func TestLCM(t *testing.T) {
 }
 
 // TestDecisiveFirst: sweep-classes leads a huge default list on dense
-// traces only; elsewhere sweep-peak takes its place, sweep-repack after it.
+// traces only; elsewhere sweep-peak takes its place, sweep-fill-repack
+// (in place of sweep-classes-fill) after it.
 func TestDecisiveFirst(t *testing.T) {
 	huge := DefaultPortfolio(hugeInstance + 1)
 	require.Equal(t, huge, decisiveFirst(huge, classesDensity))
 	sparse := decisiveFirst(huge, classesDensity-1)
-	require.Equal(t, []string{"sweep-peak", "sweep-repack", "sweep-classes", "sweep-peak-lifetime", "sweep-end", "freelist"}, sparse[:6])
-	require.ElementsMatch(t, append(slices.Clone(huge), "sweep-repack"), sparse)
+	require.Equal(t, []string{"sweep-peak", "sweep-fill-repack", "sweep-classes", "sweep-peak-lifetime", "sweep-end", "freelist"}, sparse[:6])
+	want := slices.DeleteFunc(slices.Clone(huge), func(n string) bool { return n == "sweep-classes-fill" })
+	require.ElementsMatch(t, append(want, "sweep-fill-repack"), sparse)
 	require.Equal(t, huge[0], "sweep-classes", "the default list is not changed")
+	require.Equal(t, huge[1], "sweep-classes-fill")
 	sweepsOnly := []string{"freelist", "sweep-peak"}
 	require.Equal(t, sweepsOnly, decisiveFirst(sweepsOnly, 0))
+	withRepack := []string{"sweep-classes", "sweep-peak", "sweep-repack", "freelist"}
+	require.Equal(t, []string{"sweep-peak", "sweep-fill-repack", "sweep-classes", "sweep-repack", "freelist"}, decisiveFirst(withRepack, 0))
 }
 
 // TestFirstPlanner: a solve's first plan comes from the free list up to

@@ -67,9 +67,11 @@ const hugeInstance = 200000
 // long random skip connections ends at max-live, against 0.57% without);
 // on more than 200 000 buffers the sweeps, the one that decides most first —
 // sweep-classes (dense random 1.00%, 1.8 s CPU; transformer at max-live,
-// 0.6 s; skip connections 6.47%, 0.8 s) and sweep-peak (1.99%, 2.9 s;
-// skip connections 6.24%, 1.0 s), in that order on dense traces only
-// (decisiveFirst), then sweep-peak-lifetime and sweep-end — then freelist
+// 0.6 s; skip connections 6.47%, 0.8 s), sweep-classes-fill (its small
+// class in the large plan's holes: dense random 0.83%, 3.2 s; skip
+// connections 5.77%, 1.4 s) and sweep-peak (1.99%, 2.9 s; skip connections
+// 6.24%, 1.0 s), in that order on dense traces only (decisiveFirst), then
+// sweep-peak-lifetime and sweep-end — then freelist
 // (1.4 s, 4.44% on the dense random trace: it gave the first plan before
 // the sweeps did, see FirstPlanner), firstfit-size, greedy-textbook and
 // greedy-size (Portfolio keeps only
@@ -95,15 +97,16 @@ const hugeInstance = 200000
 // only. Without the backward pass each takes 0.25 s.
 func DefaultPortfolio(n int) []string {
 	if n > hugeInstance {
-		return []string{"sweep-classes", "sweep-peak", "sweep-peak-lifetime", "sweep-end", "freelist", "firstfit-size", "greedy-textbook", "greedy-size"}
+		return []string{"sweep-classes", "sweep-classes-fill", "sweep-peak", "sweep-peak-lifetime", "sweep-end", "freelist", "firstfit-size", "greedy-textbook", "greedy-size"}
 	}
 	if n > largeInstance {
 		return []string{"freelist", "sweep-peak", "sweep-peak-lifetime", "sweep-end", "sweep-repack", "firstfit-peak", "firstfit-size", "greedy-textbook", "firstfit-area", "greedy-lifetime", "greedy-size"}
 	}
 	// squeaky is an improvement pass (solve runs it from the best plan);
-	// sweep-repack, sweep-peak with a re-pack of the top, is left to be
+	// sweep-repack, sweep-peak with a re-pack of the top (and
+	// sweep-fill-repack, the same from sweep-classes-fill), is left to be
 	// asked for by name (docs/experiments.md, 2026-11-28 third session).
-	names := slices.DeleteFunc(Names(), func(s string) bool { return s == "squeaky" || s == "sweep-repack" })
+	names := slices.DeleteFunc(Names(), func(s string) bool { return s == "squeaky" || s == "sweep-repack" || s == "sweep-fill-repack" })
 	if n > mediumInstance {
 		// TFLite Micro's planner walks every placed buffer for each one:
 		// quadratic, and a baseline rather than a contender.
@@ -322,7 +325,7 @@ func less3(a, b [3]int64) bool {
 
 // sweeps are the planners of a huge default portfolio that stay O(n log n)
 // on any trace.
-var sweeps = []string{"freelist", "sweep-classes", "sweep-peak", "sweep-peak-lifetime", "sweep-end"}
+var sweeps = []string{"freelist", "sweep-classes", "sweep-classes-fill", "sweep-peak", "sweep-peak-lifetime", "sweep-end"}
 
 // Huge reports whether the default portfolio of a problem of n buffers is
 // the one for millions of buffers (the sweeps, and the best-fit planners
@@ -380,11 +383,15 @@ func FirstPlanner(p *model.Problem) string {
 
 // decisiveFirst puts sweep-peak before sweep-classes in names unless
 // pairsPerBuffer reaches classesDensity (names is the default list, where
-// sweep-classes comes first), with sweep-repack right after it: on sparse
-// traces the re-pack of the top windows lowers sweep-peak's plan (1 000 000
-// long random skip connections: 6.24% → 5.98% in 10 s), where the sweeps
-// after it do not; on dense ones it would plan sweep-peak again (2–3 s)
-// and stop at once (the windows meet too many boundary buffers).
+// sweep-classes comes first), with sweep-fill-repack right after it in
+// place of sweep-classes-fill (and of sweep-repack, when names has it
+// not): on sparse traces the small class in the large plan's holes lowers
+// sweep-peak's plan (1 000 000 long random skip connections: 6.24% → 5.77%
+// in 1.4 s of CPU), and the re-pack of the top windows lowers that one
+// further (5.12% when cut at 7 s, where sweep-repack from sweep-peak's plan
+// is at 6.02%; 2 000 000: 3.24% against 3.71%), where the sweeps after it
+// do not; on dense traces the re-pack would stop at once (the windows meet
+// too many boundary buffers).
 func decisiveFirst(names []string, pairsPerBuffer float64) []string {
 	if decisiveSweep(pairsPerBuffer) == "sweep-classes" {
 		return names
@@ -393,11 +400,8 @@ func decisiveFirst(names []string, pairsPerBuffer float64) []string {
 	if c < 0 || s < c {
 		return names
 	}
-	names = slices.Clone(names)
-	copy(names[c:s], names[c+1:s+1])
-	names[s] = "sweep-classes"
-	if !slices.Contains(names, "sweep-repack") {
-		names = slices.Insert(names, c+1, "sweep-repack")
-	}
-	return names
+	names = slices.DeleteFunc(slices.Clone(names), func(n string) bool {
+		return n == "sweep-classes" || n == "sweep-classes-fill" || n == "sweep-fill-repack"
+	})
+	return slices.Insert(names, slices.Index(names, "sweep-peak")+1, "sweep-fill-repack", "sweep-classes")
 }

@@ -12,6 +12,7 @@ import (
 
 func init() {
 	Register(&Repack{})
+	Register(&Repack{FromFill: true})
 }
 
 // Repack is sweep-peak followed by a second pass that re-packs the
@@ -62,6 +63,10 @@ type Repack struct {
 	// connections, 817 on 1 000 000 of them).
 	MaxWindows int
 
+	// FromFill starts the pass from sweep-classes-fill's plan (FillSweep)
+	// instead of sweep-peak's; its name is then "sweep-fill-repack".
+	FromFill bool
+
 	// Stats, when set, receives what the pass did.
 	Stats *RepackStats
 }
@@ -76,12 +81,23 @@ type RepackStats struct {
 }
 
 // Name implements Planner.
-func (r *Repack) Name() string { return "sweep-repack" }
+func (r *Repack) Name() string {
+	if r.FromFill {
+		return "sweep-fill-repack"
+	}
+	return "sweep-repack"
+}
 
 // Plan implements Planner.
 func (r *Repack) Plan(ctx context.Context, p *model.Problem) (*model.Plan, error) {
 	return perPool(ctx, p, func(ctx context.Context, its []item) ([]int64, error) {
-		off, err := (&PeakSweep{}).plan(ctx, its)
+		var off []int64
+		var err error
+		if r.FromFill {
+			off, err = (&FillSweep{}).plan(ctx, its)
+		} else {
+			off, err = (&PeakSweep{}).plan(ctx, its)
+		}
 		if err != nil {
 			return nil, err
 		}
