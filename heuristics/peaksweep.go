@@ -61,12 +61,6 @@ type PeakSweep struct {
 	// stackOrder's 1.99%, on long random skip connections 9.6% against
 	// 6.2%.
 	LongestLowest bool
-
-	// high marks the items placed by allocHigh under roof (TwoEnd); nil
-	// for none.
-	high []bool
-	roof int64
-	mode int
 }
 
 // defaultCandidates is PeakSweep's default Candidates: on the dense random
@@ -100,10 +94,6 @@ type sweepArena struct {
 	end  []int64 // node → when its item ends, in the sweep's time
 	top  int64
 	cand int
-	// high and roof: see PeakSweep.high
-	high []bool
-	roof int64
-	mode int
 }
 
 // newSweepArena reserves the pinned spans (sorted, for the whole run);
@@ -258,16 +248,12 @@ func (s *PeakSweep) plan(ctx context.Context, its []item) ([]int64, error) {
 	node := make([]int32, len(its))
 	if s.NoCentre {
 		a := newSweepArena(pinned, cand)
-		a.high, a.roof, a.mode = s.high, s.roof, s.mode
 		return off, sweepHalf(ctx, a, its, movable, nil, nil, forwardTime(its), off, node)
 	}
 	// one arena per direction, emptied after each stretch (building one
 	// per stretch cost O(pins) each: 40 000 buffers between 20 000 pins
 	// took 37 s)
 	arenas := [2]*sweepArena{newSweepArena(pinned, cand), newSweepArena(pinned, cand)}
-	for _, a := range arenas {
-		a.high, a.roof, a.mode = s.high, s.roof, s.mode
-	}
 	for _, part := range stretches(its, movable) {
 		if err := s.centred(ctx, its, part, arenas, off, node); err != nil {
 			return nil, err
@@ -466,24 +452,7 @@ func sweepHalf(ctx context.Context, a *sweepArena, its []item, ks, held, nodes [
 		k := opens[i]
 		i++
 		_, e := time(k)
-		var n int32
-		hi := a.high != nil && a.high[k]
-		switch {
-		case a.mode == 0 && hi:
-			n = a.allocHigh(&its[k], e)
-		case a.mode == 0:
-			n = a.alloc(&its[k], e)
-		case a.mode == 1 && hi:
-			n = a.allocHigh(&its[k], e)
-		case a.mode == 1:
-			n = a.allocLow(&its[k], e)
-		case a.mode == 2:
-			n = a.allocLow(&its[k], e)
-		case a.mode == 3 && hi:
-			n = a.alloc(&its[k], e)
-		default:
-			n = a.allocLow(&its[k], e)
-		}
+		n := a.alloc(&its[k], e)
 		node[k] = n
 		off[k] = a.b.ns[n].lo
 	}
