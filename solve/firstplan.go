@@ -19,38 +19,26 @@ import (
 // first ends on its plan (4.44% above max-live there, ten CPU-bound loops
 // beside a 10 s limit). So the sweep comes first only when the CPU the
 // machine has lent the solve so far, kept up until the deadline, covers
-// it; else a cheaper one, down to the free list, and the sweep runs after
-// it in the portfolio, as before.
+// it; else the free list comes first, and the sweep runs after it in the
+// portfolio, as before.
 
-// firstCost is a first planner's CPU time (with its verification), as a
-// multiple of the CPU time the solve spent before its first plan
-// (validating and normalising the problem, a measure of the machine's
-// speed on that problem: about 80 ns a buffer here — 80 ms on 1 000 000
-// dense random buffers, 64 ms on the million skip connections, 156 ms on
-// 2 000 000 dense random buffers), and the planner to fall back to when
-// the machine lends less. Measured on the traces of benchmarks/cmd/scale,
-// one thread: sweep-peak 1.0–1.3 s on the skip connections (16–20 times),
-// sweep-classes 1.9–2.4 s on the dense random trace (24–30 times). Each
-// has a margin above its measured worst: a first planner cut at the
-// deadline leaves the solve with no plan at all. (sweep-classes-fill, at
-// 39–49 times, was tried first on dense traces: with a margin it fell to
-// the free list on 2 000 000 buffers at an idle machine, 2.95%, and the
-// portfolio then ran out of time in the fill.)
-var firstCost = map[string]struct {
-	over float64
-	next string
-}{
-	"sweep-classes": {32, "freelist"},
-	"sweep-peak":    {24, "freelist"},
-}
+// sweepOverStart is the decisive sweep's CPU time (with its verification),
+// as a multiple of the CPU time the solve spent before its first plan
+// (validating and normalising the problem: 0.20–0.25 s on 1 000 000 dense
+// random buffers, 0.13 s on the skip connections; a measure of the
+// machine's speed on that problem). Measured on the traces of
+// benchmarks/cmd/scale: sweep-classes about 2.0 s of CPU on the dense
+// random trace (8–10 times), sweep-peak about 1.0–1.3 s on the skip
+// connections (8–10 times); 12 leaves a margin.
+const sweepOverStart = 12
 
 // minStartWall is the shortest start over which the CPU the machine lends
 // is read: below it (small problems), the decisive sweep comes first.
 const minStartWall = 20 * time.Millisecond
 
 // pickFirstPlanner names the planner of the solve's first plan:
-// heuristics.FirstPlanner, or a cheaper planner where it would not end
-// before ctx's deadline at the CPU the machine lends (see above).
+// heuristics.FirstPlanner, or the free list where the decisive sweep would
+// not end before ctx's deadline at the CPU the machine lends (see above).
 func (s *solver) pickFirstPlanner(ctx context.Context) string {
 	name := heuristics.FirstPlanner(s.p)
 	dl, ok := ctx.Deadline()
@@ -62,19 +50,15 @@ func (s *solver) pickFirstPlanner(ctx context.Context) string {
 
 // firstUnderLoad is pickFirstPlanner's rule: the solve has used cpu over
 // wall so far and has left before its deadline; sweep comes first when
-// the CPU it may get until then, at the same rate, covers its firstCost
-// times cpu, else the planner it falls back to, on the same rule, down to
-// the free list.
+// the CPU it may get until then, at the same rate, covers sweepOverStart
+// times cpu.
 func firstUnderLoad(sweep string, wall, cpu, left time.Duration) string {
 	if wall < minStartWall || cpu <= 0 {
 		return sweep
 	}
-	lent := float64(left) * float64(cpu) / float64(wall)
-	for {
-		c, ok := firstCost[sweep]
-		if !ok || lent >= c.over*float64(cpu) {
-			return sweep
-		}
-		sweep = c.next
+	lent := time.Duration(float64(left) * float64(cpu) / float64(wall))
+	if lent < sweepOverStart*cpu {
+		return "freelist"
 	}
+	return sweep
 }

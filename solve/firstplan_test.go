@@ -57,33 +57,25 @@ func TestHugeFirstPlanIsTheDecisiveSweep(t *testing.T) {
 
 // TestFirstUnderLoad: the decisive sweep comes first unless the CPU the
 // machine lends until the deadline, at the rate it lent it so far, is
-// under its firstCost times the CPU the start took; then the next cheaper
-// planner, on the same rule, down to the free list.
+// under sweepOverStart times the CPU the start took.
 func TestFirstUnderLoad(t *testing.T) {
 	ms := time.Millisecond
 	for _, tc := range []struct {
 		name            string
-		sweep           string
 		wall, cpu, left time.Duration
 		want            string
 	}{
-		// a start of 80 ms: a million dense random buffers here
-		{"idle, 10 s", "sweep-classes", 80 * ms, 80 * ms, 10 * time.Second, "sweep-classes"},
-		{"idle, 2 s", "sweep-classes", 80 * ms, 80 * ms, 2 * time.Second, "freelist"},
-		{"a third of a core, 9 s", "sweep-classes", 240 * ms, 80 * ms, 9 * time.Second, "sweep-classes"},
-		{"2 000 000 buffers, idle, 7.8 s", "sweep-classes", 156 * ms, 156 * ms, 7800 * ms, "sweep-classes"},
-		{"a quarter of a core, 9 s", "sweep-classes", 320 * ms, 80 * ms, 9 * time.Second, "freelist"},
-		{"a fifth of a core, 9 s", "sweep-classes", 400 * ms, 80 * ms, 9 * time.Second, "freelist"},
-		{"two threads busy", "sweep-classes", 40 * ms, 80 * ms, 2 * time.Second, "sweep-classes"},
-		{"start too short to read", "sweep-classes", 5 * ms, 1 * ms, 10 * ms, "sweep-classes"},
-		{"no CPU read", "sweep-classes", 100 * ms, 0, 10 * ms, "sweep-classes"},
-		{"deadline passed", "sweep-classes", 80 * ms, 80 * ms, -time.Second, "freelist"},
-		{"sparse, a third of a core", "sweep-peak", 240 * ms, 80 * ms, 9 * time.Second, "sweep-peak"},
-		{"sparse, a sixth of a core", "sweep-peak", 480 * ms, 80 * ms, 9 * time.Second, "freelist"},
-		{"a planner without a cost stays", "freelist", 1000 * ms, 10 * ms, time.Millisecond, "freelist"},
+		{"idle, 10 s", 200 * ms, 200 * ms, 10 * time.Second, "sweep-classes"},
+		{"idle, 2 s", 200 * ms, 200 * ms, 2 * time.Second, "freelist"},
+		{"a third of a core, 10 s", 600 * ms, 200 * ms, 9 * time.Second, "sweep-classes"},
+		{"a fifth of a core, 10 s", 1000 * ms, 200 * ms, 9 * time.Second, "freelist"},
+		{"two threads busy", 100 * ms, 200 * ms, 2 * time.Second, "sweep-classes"},
+		{"start too short to read", 5 * ms, 1 * ms, 10 * ms, "sweep-classes"},
+		{"no CPU read", 100 * ms, 0, 10 * ms, "sweep-classes"},
+		{"deadline passed", 100 * ms, 100 * ms, -time.Second, "freelist"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, firstUnderLoad(tc.sweep, tc.wall, tc.cpu, tc.left))
+			assert.Equal(t, tc.want, firstUnderLoad("sweep-classes", tc.wall, tc.cpu, tc.left))
 		})
 	}
 }
