@@ -20,12 +20,12 @@ func TestFinishReserve(t *testing.T) {
 		want      time.Duration
 	}{
 		{"small problem: nothing kept", finishFrom - 1, time.Second, time.Second, 0},
-		{"idle machine", m, time.Second, time.Second, 500 * time.Millisecond},
-		{"two busy threads count as idle", m, time.Second, 2 * time.Second, 500 * time.Millisecond},
-		{"a core at 40%: stretched", m, time.Second, 400 * time.Millisecond, 1250 * time.Millisecond},
-		{"stretch capped", m, 100 * time.Second, time.Second, 5 * time.Second},
-		{"too early to read the load", m, minStartWall / 2, time.Microsecond, 500 * time.Millisecond},
-		{"no CPU read", m, time.Second, 0, 500 * time.Millisecond},
+		{"idle machine", m, time.Second, time.Second, 300 * time.Millisecond},
+		{"two busy threads count as idle", m, time.Second, 2 * time.Second, 300 * time.Millisecond},
+		{"a core at 40%: stretched", m, time.Second, 400 * time.Millisecond, 750 * time.Millisecond},
+		{"stretch capped", m, 100 * time.Second, time.Second, 3 * time.Second},
+		{"too early to read the load", m, minStartWall / 2, time.Microsecond, 300 * time.Millisecond},
+		{"no CPU read", m, time.Second, 0, 300 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, finishReserve(tc.n, tc.wall, tc.cpu))
