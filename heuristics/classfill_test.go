@@ -19,16 +19,7 @@ import (
 // verify.Check and the brute-force checker.
 func TestPropertyFillSweepIsValid(t *testing.T) {
 	r := rand.New(rand.NewPCG(44, 4))
-	for _, tc := range []struct {
-		name      string
-		threshold int64
-	}{
-		{"default", 0},
-		{"1", 1},
-		{"8", 8},
-		{"20", 20},
-		{"above every size", 1 << 20},
-	} {
+	for _, tc := range classThresholds {
 		t.Run(tc.name, func(t *testing.T) {
 			for i := 0; i < 150; i++ {
 				p := randomProblem(r, 1+r.IntN(60))

@@ -12,22 +12,26 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// classThresholds are the class splits the property tests of sweep-classes
+// and sweep-classes-fill plan at.
+var classThresholds = []struct {
+	name      string
+	threshold int64
+}{
+	{"default", 0},
+	{"1", 1},
+	{"8", 8},
+	{"20", 20},
+	{"above every size", 1 << 20},
+}
+
 // TestPropertyClassSweepIsValid plans random instances (alignments, pins,
 // alias chains, gaps, elastic scratch, two pools) with the size classes
 // split at several thresholds; every plan must pass verify.Check, and the
 // small class must sit wholly above the large one's arena.
 func TestPropertyClassSweepIsValid(t *testing.T) {
 	r := rand.New(rand.NewPCG(44, 3))
-	for _, tc := range []struct {
-		name      string
-		threshold int64
-	}{
-		{"default", 0},
-		{"1", 1},
-		{"8", 8},
-		{"20", 20},
-		{"above every size", 1 << 20},
-	} {
+	for _, tc := range classThresholds {
 		t.Run(tc.name, func(t *testing.T) {
 			for i := 0; i < 150; i++ {
 				p := randomProblem(r, 1+r.IntN(60))
