@@ -195,10 +195,8 @@ type solver struct {
 	start time.Time
 	// startCPU is the process's CPU time (cpuNow) when Solve began.
 	startCPU time.Duration
-	// reserveCut is set when a stage's context ended at the time kept for
-	// the finish (finish.go) while the solve's own had not.
-	reserveCut bool
-	// finishBy is the earliest stage deadline stageContext has set.
+	// finishBy is the earliest stage deadline stageContext has set (zero:
+	// none).
 	finishBy time.Time
 	res      *Result
 	// overCapacity is the smallest peak among plans that did not fit, and
@@ -288,8 +286,8 @@ func (s *solver) solveSingle(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	s.ended = ctx.Err()
-	if s.ended == nil && s.reserveCut {
-		s.ended = context.DeadlineExceeded // a stage ended at its reserve (finish.go)
+	if s.ended == nil && !s.finishBy.IsZero() && !time.Now().Before(s.finishBy) {
+		s.ended = context.DeadlineExceeded // the stages ended at the reserve (finish.go)
 	}
 	s.finish()
 	return s.res, nil

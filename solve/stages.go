@@ -47,9 +47,6 @@ func (s *solver) runStages(ctx context.Context, stages []stage) error {
 			continue
 		}
 		err := st.run(sctx, s)
-		if sctx.Err() != nil && ctx.Err() == nil {
-			s.reserveCut = true
-		}
 		cancel()
 		if err != nil {
 			return err
