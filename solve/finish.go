@@ -46,8 +46,9 @@ func finishReserve(n int, wall, cpu time.Duration) time.Duration {
 }
 
 // stageContext is ctx with its deadline moved earlier by finishReserve
-// (measured now; never later than an earlier stage's), and its share of CPU time (cpuclock.go) shortened by the
-// reserve's CPU time, so that the stage's shares stay counted in CPU time.
+// (measured now; never later than an earlier stage's), and its share of
+// CPU time (cpuclock.go) shortened by the reserve's CPU time, so that the
+// stage's shares stay counted in CPU time.
 func (s *solver) stageContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	dl, ok := ctx.Deadline()
 	n := len(s.p.Buffers)
