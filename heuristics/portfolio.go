@@ -58,25 +58,27 @@ const largeInstance = 20000
 const hugeInstance = 200000
 
 // DefaultPortfolio returns the planners Portfolio runs by default on a
-// problem of n buffers: every registered planner but squeaky and
-// sweep-repack (freelist, firstfit-peak, firstfit-size and greedy-textbook
-// first above 5 000 buffers); on more than 20 000 buffers the fast ones,
-// fastest first on dense traces (freelist, the three sweeps, sweep-repack,
-// firstfit-peak, firstfit-size, greedy-textbook, firstfit-area,
-// greedy-lifetime, greedy-size; with sweep-repack a 10 s solve of 40 095
-// long random skip connections ends at max-live, against 0.57% without);
-// on more than 200 000 buffers the sweeps, the one that decides most first —
-// sweep-classes (dense random 1.00%, 1.8 s CPU; transformer at max-live,
-// 0.6 s; skip connections 6.47%, 0.8 s), sweep-classes-fill (its small
-// class in the large plan's holes: dense random 0.83%, 3.2 s; skip
-// connections 5.77%, 1.4 s) and sweep-peak (1.99%, 2.9 s; skip connections
-// 6.24%, 1.0 s), in that order on dense traces only (decisiveFirst), then
-// sweep-peak-lifetime and sweep-end — then freelist
-// (1.4 s, 4.44% on the dense random trace: it gave the first plan before
-// the sweeps did, see FirstPlanner), firstfit-size, greedy-textbook and
-// greedy-size (Portfolio keeps only
-// freelist and the sweeps where the best-fit planners would scan too many
-// pairs, see denseLimit).
+// problem of n buffers.
+//   - Up to 20 000 buffers: every registered planner but squeaky,
+//     sweep-repack and sweep-fill-repack (freelist, firstfit-peak,
+//     firstfit-size and greedy-textbook first above 5 000 buffers).
+//   - Up to 200 000: the fast ones, fastest first on dense traces
+//     (freelist, the three sweeps, sweep-repack, firstfit-peak,
+//     firstfit-size, greedy-textbook, firstfit-area, greedy-lifetime,
+//     greedy-size; with sweep-repack a 10 s solve of 40 095 long random
+//     skip connections ends at max-live, against 0.57% without).
+//   - Above: the sweeps, the one that decides most first. On dense traces
+//     sweep-classes (dense random 1.00%, 1.8 s CPU; transformer at
+//     max-live, 0.6 s), sweep-classes-fill (its small class in the large
+//     plan's holes: dense random 0.83%, 3.2 s) and sweep-peak (1.99%,
+//     2.9 s); on sparse ones decisiveFirst puts sweep-peak first (skip
+//     connections 6.24%, 1.0 s) and sweep-fill-repack after it. Then
+//     sweep-peak-lifetime and sweep-end, then freelist (1.4 s, 4.44% on
+//     the dense random trace: it gave the first plan before the sweeps
+//     did, see FirstPlanner), firstfit-size, greedy-textbook and
+//     greedy-size (Portfolio keeps only freelist and the sweeps where the
+//     best-fit planners would scan too many pairs, see denseLimit).
+//
 // The sweeps (sweep-peak, sweep-peak-lifetime, sweep-end: PeakSweep) are
 // O(n log n) like freelist and lower: on 1 000 000 buffers, a transformer
 // trace at max-live against freelist's 0.81%, dense random 1.8% against
